@@ -1,0 +1,159 @@
+package protocol
+
+// Version is the protocol version carried by the start frame.
+const Version = 1
+
+// MaxFrameSize is the largest frame body, in bytes, either side may send.
+const MaxFrameSize = 1 << 20
+
+// Frame types, the value of every frame's "type" key.
+const (
+	TypeStart    = "start"
+	TypeProgress = "progress"
+	TypeTimeout  = "timeout"
+	TypeCancel   = "cancel"
+	TypeTotals   = "totals"
+	TypeError    = "error"
+)
+
+// Cancel reasons carried by a shellsup → parent cancel frame.
+const (
+	ReasonRequest    = "request"     // the parent sent a cancel frame
+	ReasonSignal     = "signal"      // SIGTERM, SIGINT or SIGHUP reached shellsup
+	ReasonParentGone = "parent-gone" // control channel EOF, EPIPE on output, or the parent died
+	ReasonProtocol   = "protocol"    // a malformed or oversized control frame
+)
+
+// Error categories carried by the error frame (SPEC section 3).
+const (
+	CategoryValidation             = "validation"
+	CategoryContainmentUnavailable = "containment_unavailable"
+	CategoryExecFailed             = "exec_failed"
+	CategoryInternal               = "internal"
+)
+
+// Frame is one message of the protocol. Type returns the frame's "type" key.
+type Frame interface {
+	Type() string
+}
+
+// Start is sent first, once the command is running.
+type Start struct {
+	Version     int     `msgpack:"version"`
+	Pid         int     `msgpack:"pid"`      // shellsup's pid
+	ChildPid    int     `msgpack:"childPid"` // bash's pid
+	Command     string  `msgpack:"command"`
+	Cwd         string  `msgpack:"cwd"`
+	Timeout     float64 `msgpack:"timeout"` // seconds
+	Budget      int     `msgpack:"budget"`
+	Containment string  `msgpack:"containment"` // the tier guarding this run, e.g. "subreaper"
+}
+
+// Progress carries captured text of one stream, in capture order. Joining a
+// stream's progress texts gives exactly that stream's captured text.
+type Progress struct {
+	Stream string `msgpack:"stream"` // "stdout" or "stderr"
+	Text   string `msgpack:"text"`
+}
+
+// Timeout is sent when the deadline fired, before cleanup starts.
+type Timeout struct {
+	Timeout float64 `msgpack:"timeout"` // seconds
+}
+
+// Cancel flows both ways. From the parent it asks shellsup to cancel the run
+// and Reason is empty (omitted on the wire). From shellsup it says
+// cancellation began, before cleanup, and Reason is one of the Reason
+// constants.
+type Cancel struct {
+	Reason string `msgpack:"reason,omitempty"`
+}
+
+// Result holds the 13 result keys of SPEC section 6, the keys of the
+// shell.run skill that shellsup replaces.
+type Result struct {
+	Command       string  `msgpack:"command"`
+	Cwd           string  `msgpack:"cwd"`
+	Stdout        string  `msgpack:"stdout"`
+	Stderr        string  `msgpack:"stderr"`
+	ExitCode      *int    `msgpack:"exitCode"` // nil only if bash's status was never learned (a straggling bash)
+	Signal        *string `msgpack:"signal"`   // e.g. "SIGKILL" when a signal ended bash, else nil
+	Cancelled     bool    `msgpack:"cancelled"`
+	TimedOut      bool    `msgpack:"timedOut"`
+	Truncated     bool    `msgpack:"truncated"`
+	TotalBytes    int64   `msgpack:"totalBytes"`
+	CapturedBytes int64   `msgpack:"capturedBytes"`
+	ProgressBytes int64   `msgpack:"progressBytes"`
+	DurationMs    int64   `msgpack:"durationMs"`
+}
+
+// Straggler is a process that cleanup could not remove before its deadline.
+type Straggler struct {
+	Pid    int    `msgpack:"pid"`
+	Comm   string `msgpack:"comm"`
+	State  string `msgpack:"state"`  // the /proc state letter, e.g. "D"
+	Reason string `msgpack:"reason"` // why it survived, e.g. "uninterruptible sleep (D state)"
+}
+
+// Cleanup reports what the cleanup did. It is the extra key of the totals
+// frame, beside the 13 result keys.
+type Cleanup struct {
+	Tier          string      `msgpack:"tier"`          // the containment tier used, as in Start.Containment
+	Trigger       string      `msgpack:"trigger"`       // what ended the run: "exit", "timeout" or "cancel"
+	Signalled     int         `msgpack:"signalled"`     // distinct processes sent SIGTERM or SIGKILL
+	Killed        int         `msgpack:"killed"`        // distinct processes sent SIGKILL
+	Reaped        int         `msgpack:"reaped"`        // children reaped by shellsup, bash included
+	Rounds        int         `msgpack:"rounds"`        // enumeration passes over /proc
+	Stragglers    []Straggler `msgpack:"stragglers"`    // empty when nothing survived
+	Ms            int64       `msgpack:"ms"`            // time spent in cleanup
+	DrainTimedOut bool        `msgpack:"drainTimedOut"` // a pipe was still held open after the tree was gone
+}
+
+// Totals is the last frame of every run that started, sent exactly once.
+type Totals struct {
+	Result
+	// CancelReason is the reason of the cancel frame, or "" when the run was
+	// not cancelled. An addition to the 13 keys.
+	CancelReason string  `msgpack:"cancelReason"`
+	Cleanup      Cleanup `msgpack:"cleanup"`
+}
+
+// Error is sent instead of start and totals when the run cannot happen.
+type Error struct {
+	Category string `msgpack:"category"`
+	Message  string `msgpack:"message"`
+}
+
+// Unknown is what Decoder returns for a well-formed frame whose type this
+// version does not know. Callers skip it.
+type Unknown struct {
+	FrameType string
+}
+
+func (*Start) Type() string    { return TypeStart }
+func (*Progress) Type() string { return TypeProgress }
+func (*Timeout) Type() string  { return TypeTimeout }
+func (*Cancel) Type() string   { return TypeCancel }
+func (*Totals) Type() string   { return TypeTotals }
+func (*Error) Type() string    { return TypeError }
+func (u *Unknown) Type() string { return u.FrameType }
+
+// newFrame returns an empty frame of the given type, or nil if the type is
+// unknown.
+func newFrame(typ string) Frame {
+	switch typ {
+	case TypeStart:
+		return new(Start)
+	case TypeProgress:
+		return new(Progress)
+	case TypeTimeout:
+		return new(Timeout)
+	case TypeCancel:
+		return new(Cancel)
+	case TypeTotals:
+		return new(Totals)
+	case TypeError:
+		return new(Error)
+	}
+	return nil
+}
