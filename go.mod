@@ -8,6 +8,8 @@ require (
 )
 
 require (
+	github.com/prometheus/procfs v0.23.0 // indirect
 	github.com/vmihailenco/tagparser/v2 v2.0.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	golang.org/x/sys v0.50.0 // indirect
 )

@@ -1,0 +1,51 @@
+package reaper
+
+import (
+	"os"
+	"strings"
+)
+
+// Containment is the set of tiers guarding one run. Create it with Setup
+// before the command is spawned.
+type Containment struct {
+	procRoot string
+	self     int
+	tiers    []Tier
+	disabled bool // test-only negative control: Cleanup does nothing
+}
+
+// Setup makes shellsup a child subreaper and checks that procRoot (always
+// "/proc" outside tests) is a mounted procfs that can enumerate processes,
+// and that pidfds work. Any failure is an *UnavailableError: shellsup
+// refuses to run rather than run with weaker containment.
+func Setup(procRoot string) (*Containment, error) {
+	if err := becomeSubreaper(); err != nil {
+		return nil, err
+	}
+	if err := checkProcfs(procRoot); err != nil {
+		return nil, err
+	}
+	if err := probePidfd(); err != nil {
+		return nil, err
+	}
+	return &Containment{procRoot: procRoot, self: os.Getpid(), tiers: []Tier{subreaperTier{}}}, nil
+}
+
+// Disabled returns a Containment that neither sets the subreaper bit nor
+// kills anything: the test-only seam behind the leak checker's negative
+// control. Production builds never call it.
+func Disabled() *Containment {
+	return &Containment{procRoot: "/proc", self: os.Getpid(), disabled: true}
+}
+
+// Name lists the tiers in use, outermost first, e.g. "subreaper".
+func (c *Containment) Name() string {
+	if c.disabled {
+		return "none"
+	}
+	names := make([]string, len(c.tiers))
+	for i, t := range c.tiers {
+		names[len(c.tiers)-1-i] = t.Name()
+	}
+	return strings.Join(names, "+")
+}

@@ -1,0 +1,24 @@
+// Package reaper finds, kills and reaps every process descended from
+// shellsup.
+//
+// The guarantee: when Cleanup returns a Report with no stragglers, no
+// process descended from shellsup remains, running or zombie. Cleanup sends
+// SIGTERM and SIGCONT to every descendant, waits up to a grace period for
+// the tree to empty, then stops the tree (SIGSTOP, walked to a fixpoint so a
+// forking tree cannot outrun it) and kills it (SIGKILL), repeating until
+// wait reports ECHILD or a hard deadline passes. Every signal goes through a
+// pidfd whose process was verified against the start time seen in /proc, so
+// a reused PID is never signalled. Exactly one goroutine, the Waiter's,
+// waits for children.
+//
+// The non-goal: work handed to a process outside the tree (systemd-run, an
+// existing tmux server, at, docker) is not a descendant and is not found;
+// and if shellsup itself is SIGKILLed the subreaper boundary ends with it.
+//
+// Containment comes in tiers behind one cleanup path (see Tier). This
+// version has the "subreaper" tier: PR_SET_CHILD_SUBREAPER plus a /proc
+// scan. A cgroup v2 tier (cgroup.kill, cgroup.freeze, pids.max) and a PID
+// namespace tier can be added as further Tier implementations without
+// changing Cleanup's callers. The package is Linux-only; on other systems
+// every entry point returns ErrUnsupported.
+package reaper

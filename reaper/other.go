@@ -1,0 +1,35 @@
+//go:build !linux
+
+package reaper
+
+import (
+	"os"
+	"time"
+)
+
+// Containment is unavailable on this system; see ErrUnsupported.
+type Containment struct{}
+
+// Deadlines of a cleanup.
+type Deadlines struct {
+	Grace time.Duration
+	Kill  time.Duration
+}
+
+// Waiter is unavailable on this system.
+type Waiter struct{}
+
+// Setup returns ErrUnsupported.
+func Setup(procRoot string) (*Containment, error) { return nil, ErrUnsupported }
+
+// Disabled returns an inert Containment.
+func Disabled() *Containment { return &Containment{} }
+
+// Name is "none".
+func (c *Containment) Name() string { return "none" }
+
+// Cleanup does nothing.
+func (c *Containment) Cleanup(w *Waiter, d Deadlines) Report { return Report{Tier: "none"} }
+
+// StartWaiter returns an inert Waiter.
+func StartWaiter(leader int, sigchld <-chan os.Signal) *Waiter { return &Waiter{} }

@@ -1,0 +1,102 @@
+package reaper
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strconv"
+	"syscall"
+)
+
+// procDir reads processes from a procfs mount. root is "/proc" except in
+// tests, which point it at a fake tree.
+type procDir struct {
+	root string
+	buf  []byte
+}
+
+// stat reads one process. A process that is gone gives fs.ErrNotExist (or
+// ESRCH, wrapped).
+func (d *procDir) stat(pid int) (proc, error) {
+	f, err := os.Open(d.root + "/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return proc{}, err
+	}
+	defer f.Close() // read-only: nothing to lose on close
+	if d.buf == nil {
+		d.buf = make([]byte, 4096)
+	}
+	n, err := f.Read(d.buf)
+	if err != nil {
+		return proc{}, fmt.Errorf("reading /proc/%d/stat: %w", pid, err)
+	}
+	return parseStat(pid, d.buf[:n])
+}
+
+// all lists every process in the pid namespace. Processes that vanish
+// while being read are skipped.
+func (d *procDir) all() ([]proc, error) {
+	dir, err := os.Open(d.root)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", d.root, err)
+	}
+	defer dir.Close() // read-only
+	names, err := dir.Readdirnames(-1)
+	if err != nil {
+		return nil, fmt.Errorf("listing %s: %w", d.root, err)
+	}
+	procs := make([]proc, 0, len(names))
+	for _, name := range names {
+		if name[0] < '0' || name[0] > '9' {
+			continue
+		}
+		pid, err := strconv.Atoi(name)
+		if err != nil {
+			continue // not a process directory
+		}
+		p, err := d.stat(pid)
+		if err != nil {
+			if gone(err) {
+				continue
+			}
+			return nil, err
+		}
+		procs = append(procs, p)
+	}
+	return procs, nil
+}
+
+// descendants returns every process whose parent chain reaches self, in
+// breadth-first order (parents before their children).
+func (d *procDir) descendants(self int) ([]proc, error) {
+	procs, err := d.all()
+	if err != nil {
+		return nil, err
+	}
+	children := make(map[int][]int, len(procs))
+	byPid := make(map[int]int, len(procs))
+	for i, p := range procs {
+		children[p.ppid] = append(children[p.ppid], p.pid)
+		byPid[p.pid] = i
+	}
+	var out []proc
+	seen := map[int]bool{self: true} // a fake /proc could hold a cycle
+	queue := children[self]
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		if seen[pid] {
+			continue
+		}
+		seen[pid] = true
+		out = append(out, procs[byPid[pid]])
+		queue = append(queue, children[pid]...)
+	}
+	return out, nil
+}
+
+// gone reports whether err means the process no longer exists.
+func gone(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH)
+}

@@ -1,0 +1,50 @@
+package supervisor
+
+import (
+	"errors"
+	"io"
+	"os"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/shellsup/shellsup/protocol"
+)
+
+// isControlChannel reports whether f is a pipe or a socket, which in frames
+// mode makes it the control channel. /dev/null, a terminal, a regular file
+// or a closed fd is not, and is never read.
+func isControlChannel(f *os.File) bool {
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		return false
+	}
+	mode := st.Mode & unix.S_IFMT
+	return mode == unix.S_IFIFO || mode == unix.S_IFSOCK
+}
+
+// watchControl reads control frames from r until it fails, turning them
+// into cancel reasons: a cancel frame is "request", end of stream between
+// frames (or a read error) is "parent-gone", a malformed, oversized or
+// truncated frame is "protocol". Unknown frame types are ignored.
+func watchControl(r io.Reader, cancel func(reason string)) {
+	dec := protocol.NewDecoder(r)
+	for {
+		var f protocol.Frame
+		err := dec.Decode(&f)
+		var fe *protocol.FrameError
+		switch {
+		case err == nil:
+			if _, ok := f.(*protocol.Cancel); ok {
+				cancel(protocol.ReasonRequest)
+			}
+			continue
+		case errors.As(err, &fe):
+			// Oversized, malformed, or cut off by the end of the stream.
+			cancel(protocol.ReasonProtocol)
+		default:
+			// io.EOF between frames, or a read error.
+			cancel(protocol.ReasonParentGone)
+		}
+		return
+	}
+}

@@ -1,0 +1,105 @@
+package supervisor
+
+import (
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// closeInheritedFds marks every fd above 2 close-on-exec, so only stdin,
+// stdout and stderr reach the command, whatever shellsup inherited
+// (close_range needs Linux 5.11; older kernels take the /proc/self/fd walk).
+func closeInheritedFds() error {
+	err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
+	if err == nil {
+		return nil
+	}
+	dir, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return err
+	}
+	for _, e := range dir {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil || fd <= 2 {
+			continue
+		}
+		// The directory's own fd is among them; marking it is harmless.
+		unix.CloseOnExec(fd)
+	}
+	return nil
+}
+
+// signalSet holds the channels of every signal shellsup handles.
+type signalSet struct {
+	chld   chan os.Signal // reaper wake-ups
+	cancel chan os.Signal // SIGTERM, SIGINT, SIGHUP
+	ignore chan os.Signal // SIGPIPE and job-control signals
+}
+
+// notifySignals registers for signals before the first fork. Notify (never
+// Ignore) matters for the command's hygiene: a signal with a Go handler is
+// reset to SIG_DFL in the child, whereas an inherited SIG_IGN that Go does
+// not take over (SIGHUP and SIGINT, and the job-control signals) would leak
+// into bash. SIGPIPE is handled so a write to a closed stdout returns EPIPE
+// instead of killing shellsup before cleanup.
+func notifySignals() *signalSet {
+	s := &signalSet{
+		chld:   make(chan os.Signal, 1),
+		cancel: make(chan os.Signal, 4),
+		ignore: make(chan os.Signal, 16),
+	}
+	signal.Notify(s.chld, syscall.SIGCHLD)
+	signal.Notify(s.cancel, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	signal.Notify(s.ignore, syscall.SIGPIPE, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGCONT)
+	go func() {
+		for range s.ignore {
+			// Received and dropped: shellsup is not stopped by a terminal
+			// and learns of a closed stdout from EPIPE.
+		}
+	}()
+	resetIgnoredSignals()
+	return s
+}
+
+// resetIgnoredSignals sets SIG_DFL for any signal still ignored after
+// notifySignals: the few the Go runtime never installs a handler for
+// (32 and 34, which glibc and musl reserve), whose inherited SIG_IGN would
+// otherwise reach bash.
+func resetIgnoredSignals() {
+	for sig := 1; sig <= 64; sig++ {
+		if sig == int(unix.SIGKILL) || sig == int(unix.SIGSTOP) {
+			continue
+		}
+		var old sigaction
+		if rtSigaction(sig, nil, &old) != nil || old.handler != sigIgn {
+			continue
+		}
+		dfl := sigaction{handler: sigDfl}
+		_ = rtSigaction(sig, &dfl, nil) // best effort: an unknown signal number just stays as it was
+	}
+}
+
+const (
+	sigDfl = 0
+	sigIgn = 1
+)
+
+// sigaction is the kernel's struct sigaction on amd64 and arm64.
+type sigaction struct {
+	handler  uintptr
+	flags    uint64
+	restorer uintptr
+	mask     uint64
+}
+
+func rtSigaction(sig int, act, old *sigaction) error {
+	_, _, e := unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(act)), uintptr(unsafe.Pointer(old)), 8, 0, 0)
+	if e != 0 {
+		return e
+	}
+	return nil
+}

@@ -1,0 +1,80 @@
+package supervisor
+
+import (
+	"fmt"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/shellsup/shellsup/protocol"
+	"github.com/shellsup/shellsup/reaper"
+)
+
+// statusOf maps bash's wait status to the exitCode and signal keys: the
+// exit code, or 128+N and the signal's name if signal N ended bash.
+func statusOf(ws unix.WaitStatus) (*int, *string) {
+	switch {
+	case ws.Exited():
+		code := ws.ExitStatus()
+		return &code, nil
+	case ws.Signaled():
+		code := 128 + int(ws.Signal())
+		name := unix.SignalName(ws.Signal())
+		if name == "" {
+			name = fmt.Sprintf("SIG%d", int(ws.Signal()))
+		}
+		return &code, &name
+	}
+	return nil, nil
+}
+
+// exitCode is shellsup's own exit status: 125 when containment failed
+// (something survived, or bash's status was never learned), else 124 for a
+// timeout, 130 for a cancel, else bash's status.
+func exitCode(t *protocol.Totals, end ending, rep reaper.Report) int {
+	switch {
+	case !rep.Clean() || t.ExitCode == nil:
+		return ExitFailed
+	case end.trigger == "timeout":
+		return ExitTimedOut
+	case end.trigger == "cancel":
+		return ExitCancelled
+	}
+	return *t.ExitCode
+}
+
+// summary is human mode's last line on stderr.
+func summary(t *protocol.Totals, code int) string {
+	var b strings.Builder
+	b.WriteString("shellsup: ")
+	switch {
+	case t.TimedOut:
+		b.WriteString("timed out")
+	case t.Cancelled:
+		fmt.Fprintf(&b, "cancelled (%s)", t.CancelReason)
+	case t.Signal != nil:
+		fmt.Fprintf(&b, "killed by %s", *t.Signal)
+	case t.ExitCode != nil:
+		fmt.Fprintf(&b, "exit %d", *t.ExitCode)
+	default:
+		b.WriteString("status unknown")
+	}
+	c := t.Cleanup
+	fmt.Fprintf(&b, " in %.3fs; cleanup: %d descendants signalled (%d killed), %d reaped in %dms",
+		float64(t.DurationMs)/1000, c.Signalled, c.Killed, c.Reaped, c.Ms)
+	if len(c.Stragglers) > 0 {
+		fmt.Fprintf(&b, ", %d STRAGGLERS:", len(c.Stragglers))
+		for _, s := range c.Stragglers {
+			fmt.Fprintf(&b, " %d(%s, %s: %s)", s.Pid, s.Comm, s.State, s.Reason)
+		}
+	}
+	fmt.Fprintf(&b, "; captured %d of %d bytes", t.CapturedBytes, t.TotalBytes)
+	if t.Truncated {
+		b.WriteString(" (truncated)")
+	}
+	if c.DrainTimedOut {
+		b.WriteString("; output pipe held open by a process outside the tree")
+	}
+	fmt.Fprintf(&b, "; exit code %d", code)
+	return b.String()
+}

@@ -1,0 +1,204 @@
+package supervisor
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/shellsup/shellsup/decoder"
+	"github.com/shellsup/shellsup/protocol"
+	"github.com/shellsup/shellsup/reaper"
+)
+
+// Bounds of the ending, beyond the grace the caller chooses.
+const (
+	killBudget = 3 * time.Second        // stop-and-kill loop after the grace
+	drainGrace = 500 * time.Millisecond // pipes held open by something outside the tree
+	goneFlush  = time.Second            // writing totals to a parent that is gone
+)
+
+// ending is what stopped the run; the first cause wins.
+type ending struct {
+	trigger string // "exit", "timeout" or "cancel"
+	reason  string // the cancel reason
+}
+
+// session is one run in progress.
+type session struct {
+	cfg     Config
+	out     *output
+	capture *decoder.Capture
+	cancels chan string
+	started time.Time
+}
+
+// run is the plan of a run, one step per line. Before spawn any failure is
+// fatal and nothing exists; after it, every path goes through the cleanup
+// and ends with totals.
+func run(cfg Config, stdio Stdio, out *output) int {
+	cont, err := setupContainment()
+	if err != nil {
+		return fail(out, protocol.CategoryContainmentUnavailable, err, ExitFailed)
+	}
+	if err := closeInheritedFds(); err != nil {
+		return fail(out, protocol.CategoryInternal, fmt.Errorf("marking inherited fds close-on-exec: %w", err), ExitFailed)
+	}
+	sigs := notifySignals()
+	s := newSession(cfg, out)
+	c, err := spawn(cfg)
+	if err != nil {
+		return s.spawnFailed(err)
+	}
+	w := reaper.StartWaiter(c.pid, sigs.chld)
+	s.announce(c, cont)
+	d := startDrain(c, s.capture, out.progress)
+	s.watchCancels(stdio.Stdin, sigs)
+	end := s.awaitEnding(w)
+	s.notice(end)
+	rep := cont.Cleanup(w, reaper.Deadlines{Grace: cfg.graceDuration(), Kill: killBudget})
+	drainTimedOut := d.finish(drainGrace)
+	return s.finish(w, end, rep, drainTimedOut)
+}
+
+func newSession(cfg Config, out *output) *session {
+	capture, err := decoder.NewCapture(cfg.Budget)
+	if err != nil {
+		panic(fmt.Sprintf("budget %d passed validation: %v", cfg.Budget, err)) // Validate checked it
+	}
+	s := &session{cfg: cfg, out: out, capture: capture, cancels: make(chan string, 8), started: time.Now()}
+	out.delivered = capture.Delivered
+	out.onFail = func() { s.cancel(protocol.ReasonParentGone) }
+	return s
+}
+
+func (s *session) cancel(reason string) {
+	select {
+	case s.cancels <- reason:
+	default: // enough causes queued; only the first counts
+	}
+}
+
+func (s *session) spawnFailed(err error) int {
+	var ee *execError
+	if errors.As(err, &ee) {
+		return fail(s.out, protocol.CategoryExecFailed, err, ee.exitCode())
+	}
+	return fail(s.out, protocol.CategoryInternal, err, ExitFailed)
+}
+
+// announce sends the start frame.
+func (s *session) announce(c *child, cont *reaper.Containment) {
+	s.out.frame(&protocol.Start{
+		Version: protocol.Version, Pid: os.Getpid(), ChildPid: c.pid,
+		Command: s.cfg.Command, Cwd: s.cfg.Cwd, Timeout: s.cfg.Timeout, Budget: s.cfg.Budget,
+		Containment: cont.Name(),
+	})
+}
+
+// watchCancels turns signals, the control channel and output failures into
+// cancel reasons. SIGTERM, SIGINT and SIGHUP mean "signal", or "parent-gone"
+// when shellsup has been reparented (its parent died and a parent-death
+// signal brought the news).
+func (s *session) watchCancels(stdin *os.File, sigs *signalSet) {
+	ppid := os.Getppid()
+	go func() {
+		for range sigs.cancel {
+			if os.Getppid() != ppid {
+				s.cancel(protocol.ReasonParentGone)
+			} else {
+				s.cancel(protocol.ReasonSignal)
+			}
+		}
+	}()
+	if s.cfg.Frames && stdin != nil && isControlChannel(stdin) {
+		go watchControl(stdin, s.cancel)
+	}
+}
+
+// awaitEnding waits for the first of: bash exited, the timeout, a cancel.
+func (s *session) awaitEnding(w *reaper.Waiter) ending {
+	timer := time.NewTimer(s.cfg.timeoutDuration())
+	defer timer.Stop()
+	select {
+	case <-w.LeaderExited():
+		return ending{trigger: "exit"}
+	case <-timer.C:
+		if exited(w) { // bash finished in the same instant: it made it
+			return ending{trigger: "exit"}
+		}
+		return ending{trigger: "timeout"}
+	case reason := <-s.cancels:
+		if exited(w) {
+			return ending{trigger: "exit"}
+		}
+		return ending{trigger: "cancel", reason: reason}
+	}
+}
+
+func exited(w *reaper.Waiter) bool {
+	select {
+	case <-w.LeaderExited():
+		return true
+	default:
+		return false
+	}
+}
+
+// notice reports a timeout or cancel before the cleanup starts.
+func (s *session) notice(end ending) {
+	switch end.trigger {
+	case "timeout":
+		s.out.frame(&protocol.Timeout{Timeout: s.cfg.Timeout})
+		s.out.line(fmt.Sprintf("shellsup: timed out after %gs; cleaning up", s.cfg.Timeout))
+	case "cancel":
+		s.out.frame(&protocol.Cancel{Reason: end.reason})
+		s.out.line(fmt.Sprintf("shellsup: cancelled (%s); cleaning up", end.reason))
+	}
+}
+
+// finish writes the totals (or the summary line) and returns the exit code.
+func (s *session) finish(w *reaper.Waiter, end ending, rep reaper.Report, drainTimedOut bool) int {
+	<-s.out.flush() // every progress frame written, so progressBytes is final
+	totals := s.totals(w, end, rep, drainTimedOut)
+	code := exitCode(totals, end, rep)
+	s.out.frame(totals)
+	s.out.line(summary(totals, code))
+	done := s.out.flush()
+	if end.reason == protocol.ReasonParentGone {
+		// Nobody may be reading: do not wait forever on a full pipe.
+		select {
+		case <-done:
+		case <-time.After(goneFlush):
+		}
+	} else {
+		<-done
+	}
+	return code
+}
+
+func (s *session) totals(w *reaper.Waiter, end ending, rep reaper.Report, drainTimedOut bool) *protocol.Totals {
+	t := s.capture.Totals()
+	res := protocol.Result{
+		Command: s.cfg.Command, Cwd: s.cfg.Cwd, Stdout: t.Stdout, Stderr: t.Stderr,
+		Cancelled: end.trigger == "cancel", TimedOut: end.trigger == "timeout", Truncated: t.Truncated,
+		TotalBytes: t.TotalBytes, CapturedBytes: t.CapturedBytes, ProgressBytes: t.ProgressBytes,
+		DurationMs: time.Since(s.started).Milliseconds(),
+	}
+	if exited(w) {
+		res.ExitCode, res.Signal = statusOf(w.LeaderStatus())
+	}
+	stragglers := make([]protocol.Straggler, 0, len(rep.Stragglers))
+	for _, st := range rep.Stragglers {
+		stragglers = append(stragglers, protocol.Straggler{Pid: st.Pid, Comm: st.Comm, State: st.State, Reason: st.Reason})
+	}
+	return &protocol.Totals{
+		Result:       res,
+		CancelReason: end.reason,
+		Cleanup: protocol.Cleanup{
+			Tier: rep.Tier, Trigger: end.trigger, Signalled: rep.Signalled, Killed: rep.Killed,
+			Reaped: w.Count(), Rounds: rep.Rounds, Stragglers: stragglers,
+			Ms: rep.Duration.Milliseconds(), DrainTimedOut: drainTimedOut,
+		},
+	}
+}

@@ -1,0 +1,162 @@
+package supervisor
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+const bashPath = "/bin/bash"
+
+// pipeSize is what shellsup asks of each output pipe: fewer, larger reads
+// (the unprivileged ceiling, /proc/sys/fs/pipe-max-size, is 1 MiB by default).
+const pipeSize = 1 << 20
+
+// child is the running command: bash's pid and the read ends of its
+// stdout and stderr.
+type child struct {
+	pid            int
+	stdout, stderr *os.File
+}
+
+// execError is bash failing to start; the kernel's errno tells why.
+type execError struct {
+	errno   syscall.Errno
+	message string
+}
+
+func (e *execError) Error() string { return e.message }
+
+// exitCode is 127 when bash is missing, 126 when it cannot be executed.
+func (e *execError) exitCode() int {
+	if e.errno == syscall.ENOENT {
+		return 127
+	}
+	return 126
+}
+
+// spawn starts /bin/bash -lc COMMAND in a new session, in cfg.Cwd, with
+// stdin /dev/null, its stdout and stderr on fresh pipes, no other fd, and
+// an empty signal mask.
+func spawn(cfg Config) (*child, error) {
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", os.DevNull, err)
+	}
+	defer devnull.Close() // the child has its own copy
+	outR, outW, err := outputPipe()
+	if err != nil {
+		return nil, err
+	}
+	errR, errW, err := outputPipe()
+	if err != nil {
+		outR.Close()
+		unix.Close(outW)
+		return nil, err
+	}
+	argv := []string{bashPath, "-lc", cfg.Command}
+	env := childEnv(os.Environ(), cfg.Cwd)
+	attr := &syscall.ProcAttr{
+		Dir:   cfg.Cwd,
+		Env:   env,
+		Files: []uintptr{devnull.Fd(), uintptr(outW), uintptr(errW)},
+		Sys:   &syscall.SysProcAttr{Setsid: true},
+	}
+	pid, err := forkExecUnmasked(argv, attr)
+	unix.Close(outW) // the parent's copies of the write ends: EOF comes when the tree's are gone
+	unix.Close(errW)
+	if err != nil {
+		outR.Close()
+		errR.Close()
+		return nil, describeExecError(err, argv, env)
+	}
+	return &child{pid: pid, stdout: outR, stderr: errR}, nil
+}
+
+// outputPipe makes a pipe whose read end is non-blocking and pollable by
+// the Go runtime, and whose write end, for the child, stays blocking.
+func outputPipe() (*os.File, int, error) {
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+		return nil, -1, os.NewSyscallError("pipe2", err)
+	}
+	// A bigger pipe halves the wake-ups of a chatty command; the kernel may
+	// refuse (per-user pipe quota), and the default 64 KiB then serves.
+	_, _ = unix.FcntlInt(uintptr(p[0]), unix.F_SETPIPE_SZ, pipeSize)
+	if err := unix.SetNonblock(p[0], true); err != nil {
+		unix.Close(p[0])
+		unix.Close(p[1])
+		return nil, -1, os.NewSyscallError("fcntl", err)
+	}
+	return os.NewFile(uintptr(p[0]), "pipe"), p[1], nil
+}
+
+// forkExecUnmasked forks and execs with an empty signal mask in the child.
+// The Go runtime forks with the mask of the calling thread (it saves it in
+// runtime_BeforeFork and restores it in the child), so this thread's mask
+// is cleared around the fork, whatever mask shellsup inherited.
+func forkExecUnmasked(argv []string, attr *syscall.ProcAttr) (int, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var empty, old unix.Sigset_t
+	if err := unix.PthreadSigmask(unix.SIG_SETMASK, &empty, &old); err != nil {
+		return 0, os.NewSyscallError("rt_sigprocmask", err)
+	}
+	pid, err := syscall.ForkExec(argv[0], argv, attr)
+	// Restoring the mask this thread had cannot fail with a valid set.
+	_ = unix.PthreadSigmask(unix.SIG_SETMASK, &old, nil)
+	return pid, err
+}
+
+// childEnv is shellsup's environment with PWD set to the working
+// directory, as os/exec does when it sets Dir, so the login shell's $PWD
+// is the directory as given rather than a stale inherited one.
+func childEnv(env []string, cwd string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "PWD=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, "PWD="+cwd)
+}
+
+// describeExecError names why the kernel refused to run bash, with the
+// sizes that matter for E2BIG.
+func describeExecError(err error, argv, env []string) error {
+	var errno syscall.Errno
+	if !errors.As(err, &errno) {
+		return fmt.Errorf("start %s: %w", bashPath, err)
+	}
+	msg := fmt.Sprintf("exec %s: %v (%s)", bashPath, errno, unix.ErrnoName(errno))
+	if errno == syscall.E2BIG {
+		argBytes, envBytes, longest := 0, 0, 0
+		for _, a := range argv {
+			argBytes += len(a) + 1
+		}
+		for _, e := range env {
+			envBytes += len(e) + 1
+			longest = max(longest, len(e)+1)
+		}
+		msg += fmt.Sprintf(": the command is %d bytes, the environment %d bytes in %d variables (longest %d bytes), %d bytes in all; the kernel allows at most %d bytes per string and %d bytes of arguments and environment in all",
+			len(argv[2]), envBytes, len(env), longest, argBytes+envBytes, 131072, argMax())
+	}
+	return &execError{errno: errno, message: msg}
+}
+
+// argMax is the kernel's limit on arguments plus environment
+// (bprm_stack_limits): a quarter of the stack rlimit, at most 6 MiB (three
+// quarters of _STK_LIM) and at least 128 KiB.
+func argMax() uint64 {
+	const ceiling, floor = 6 << 20, 128 << 10
+	var rl unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_STACK, &rl); err != nil {
+		return ceiling
+	}
+	return max(min(rl.Cur/4, ceiling), floor)
+}
