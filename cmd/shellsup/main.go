@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/shellsup/shellsup/protocol"
 	"github.com/shellsup/shellsup/supervisor"
@@ -80,11 +81,24 @@ func parseArgs(argv []string) (supervisor.Args, error) {
 		if errors.Is(err, flag.ErrHelp) {
 			return a, err
 		}
-		return a, &protocol.ValidationError{Msg: err.Error() + " (see shellsup --help)"}
+		return a, &protocol.ValidationError{Msg: describeFlagError(err) + "; see shellsup --help"}
 	}
 	if *showVersion {
 		return a, errVersion
 	}
 	a.Command = fs.Args()
 	return a, nil
+}
+
+// describeFlagError rewords the flag package's errors in the user's own
+// spelling of the option.
+func describeFlagError(err error) string {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		return fmt.Sprintf("unknown option %q (options: --timeout, --cwd, --budget, --grace, --frames, --version, --help)", "--"+name)
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		return fmt.Sprintf("option %q needs a value", "--"+name)
+	}
+	return msg
 }

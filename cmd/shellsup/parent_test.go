@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/shellsup/shellsup/protocol"
+	"github.com/shellsup/shellsup/reaper/reapertest"
+)
+
+// The command of the parent-path tests: a setsid daemon, a background job
+// holding stdout, and a foreground loop that keeps printing.
+const busyCommand = "setsid sleep 300 & sleep 300 & echo ready; while :; do echo tick; sleep 0.05; done"
+
+func TestParentClosesStdin(t *testing.T) {
+	r := runShellsup(t, opts{
+		command: busyCommand, control: true,
+		onFrame: onReady(func(r *running) { r.closeStdin() }),
+	})
+	tot := requireTotals(t, r)
+	assert.True(t, tot.Cancelled)
+	assert.Equal(t, protocol.ReasonParentGone, tot.CancelReason)
+	assert.Equal(t, 130, r.exit)
+}
+
+func TestSignalsToShellsupCancel(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			r := runShellsup(t, opts{
+				command: busyCommand, control: true,
+				onFrame: onReady(func(r *running) { r.signal(sig) }),
+			})
+			tot := requireTotals(t, r)
+			assert.True(t, tot.Cancelled)
+			assert.Equal(t, protocol.ReasonSignal, tot.CancelReason)
+			assert.Equal(t, 130, r.exit)
+		})
+	}
+}
+
+// TestParentClosesStdout: the parent stops reading frames. shellsup must
+// not die of SIGPIPE: the failed write cancels the run, it cleans up, and
+// exits 130.
+func TestParentClosesStdout(t *testing.T) {
+	tok := reapertest.NewToken()
+	cmd := exec.Command(shellsupBin, "--frames", "--", busyCommand)
+	cmd.Env = baseEnv(tok)
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	defer stdin.Close()
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	dec := protocol.NewDecoder(out)
+	for seen := ""; !strings.Contains(seen, "ready"); {
+		var f protocol.Frame
+		require.NoError(t, dec.Decode(&f))
+		if p, ok := f.(*protocol.Progress); ok {
+			seen += p.Text
+		}
+	}
+	out.Close() // the read end: shellsup's next write gets EPIPE
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee)
+	ws := ee.Sys().(syscall.WaitStatus)
+	require.False(t, ws.Signaled(), "shellsup died of %v", ws.Signal())
+	assert.Equal(t, 130, ws.ExitStatus())
+	reapertest.Check(t, tok)
+}
+
+// TestParentKilled: the harness that runs shellsup is SIGKILLed. shellsup
+// learns it from the end of its control channel and removes the whole tree
+// within a couple of seconds.
+func TestParentKilled(t *testing.T) {
+	tok := reapertest.NewToken()
+	parent := exec.Command(os.Args[0], "--frames", "--", busyCommand)
+	parent.Env = append(baseEnv(tok), helperVar+"=parent", "SHELLSUP_TEST_BIN="+shellsupBin)
+	out, err := parent.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, parent.Start())
+	line, err := readLine(bufio.NewReader(out), 10*time.Second)
+	require.NoError(t, err)
+	pid, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(line, "ready ")))
+	require.NoError(t, err, "helper said %q", line)
+	require.NotEmpty(t, reapertest.Find(tok, parent.Process.Pid), "the tree should be running")
+
+	require.NoError(t, parent.Process.Kill())
+	_ = parent.Wait() // killed: the status says so
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		reapertest.ReapOrphans() // shellsup itself, reparented to the test when the harness died
+		if len(reapertest.Find(tok)) == 0 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	reapertest.Check(t, tok)
+	_, err = os.Stat("/proc/" + strconv.Itoa(pid))
+	assert.True(t, os.IsNotExist(err), "shellsup %d is still there", pid)
+}
