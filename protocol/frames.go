@@ -130,12 +130,12 @@ type Unknown struct {
 	FrameType string
 }
 
-func (*Start) Type() string    { return TypeStart }
-func (*Progress) Type() string { return TypeProgress }
-func (*Timeout) Type() string  { return TypeTimeout }
-func (*Cancel) Type() string   { return TypeCancel }
-func (*Totals) Type() string   { return TypeTotals }
-func (*Error) Type() string    { return TypeError }
+func (*Start) Type() string     { return TypeStart }
+func (*Progress) Type() string  { return TypeProgress }
+func (*Timeout) Type() string   { return TypeTimeout }
+func (*Cancel) Type() string    { return TypeCancel }
+func (*Totals) Type() string    { return TypeTotals }
+func (*Error) Type() string     { return TypeError }
 func (u *Unknown) Type() string { return u.FrameType }
 
 // newFrame returns an empty frame of the given type, or nil if the type is

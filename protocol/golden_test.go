@@ -50,7 +50,7 @@ func goldenFrames() []struct {
 		{"cancel-request", &Cancel{Reason: ReasonRequest}},
 		{"cancel-parent-gone", &Cancel{Reason: ReasonParentGone}},
 		{"totals-exit", &Totals{
-			Result: Result{Command: "exit 3", Cwd: "/tmp", ExitCode: ptr(3), TotalBytes: 0, DurationMs: 12},
+			Result:  Result{Command: "exit 3", Cwd: "/tmp", ExitCode: ptr(3), TotalBytes: 0, DurationMs: 12},
 			Cleanup: Cleanup{Tier: "subreaper", Trigger: "exit", Reaped: 1, Rounds: 1, Stragglers: []Straggler{}, Ms: 1},
 		}},
 		{"totals-killed", &Totals{

@@ -105,11 +105,10 @@ func parseSeconds(name, s, allowed string) (float64, error) {
 func parseBudget(s string) (int, error) {
 	v, err := strconv.Atoi(strings.TrimSpace(s))
 	if err != nil {
-		return 0, invalid("budget must be a whole number of bytes, at least %d and at most %d (got %q)",
-			len(decoder.Marker(100))+1, decoder.MaxBudget, s)
+		return 0, invalid("budget must be a whole number of bytes, at least %d and at most %d (got %q)", decoder.MinBudget, decoder.MaxBudget, s)
 	}
-	if err := decoder.ValidateBudget(v); err != nil {
-		return 0, invalid("%v", err)
+	if decoder.ValidateBudget(v) != nil {
+		return 0, invalid("budget must be at least %d and at most %d bytes (got %s)", decoder.MinBudget, decoder.MaxBudget, s)
 	}
 	return v, nil
 }
