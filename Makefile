@@ -1,0 +1,58 @@
+# shellsup — `make help` lists the targets.
+SHELL   := /bin/bash
+GO      ?= go
+BIN     := bin/shellsup
+VERSION := 0.1.0
+LDFLAGS := -s -w -X main.version=$(VERSION)
+FUZZ_EXECS ?= 500000
+# A login shell sources ~/.profile; the demo gets an empty HOME so it is fast.
+DEMO_HOME := $(CURDIR)/bin/demo-home
+
+.PHONY: help build test test-go test-python stress bench demo wheel fuzz vet clean
+
+help: ## list the targets
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
+
+build: ## build the static binary at bin/shellsup
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/shellsup
+
+test: test-go test-python ## run every test: Go (with -race) and the Python binding
+
+test-go: build ## go vet, then go test -race ./... (real bash, real /proc)
+	$(GO) vet ./...
+	GOOS=darwin $(GO) vet ./...
+	$(GO) test -race -count=1 ./...
+
+test-python: build ## the Python binding's pytest suite against bin/shellsup
+	@py=$$(.ci/find-python) && echo "python: $$py" && \
+	SHELLSUP_BIN=$(CURDIR)/$(BIN) $$py -m pytest -q bindings/python/tests
+
+stress: build ## run the race-prone tests many times (-count=20)
+	$(GO) test -race -count=20 -run 'Race|Cancel|Timeout|Forker|Parent|Signal' ./cmd/... ./bindings/go/... ./reaper/...
+
+bench: build ## measure shellsup against baselines run side by side
+	$(GO) test -run '^$$' -bench . -benchtime 1x ./decoder/ | grep -E 'Benchmark|ok'
+	$(GO) run ./cmd/shellsup-bench --bin $(BIN)
+	@py=$$(.ci/find-python) && SHELLSUP_BIN=$(CURDIR)/$(BIN) $$py bindings/python/bench_overhead.py
+
+demo: build ## run a command that leaves a setsid daemon, a background job and a TERM-ignorer behind
+	@mkdir -p $(DEMO_HOME)
+	HOME=$(DEMO_HOME) $(BIN) --grace 1 -- 'setsid sleep 300 & sleep 300 & (trap "" TERM; exec sleep 300) & echo "left behind: $$(pgrep -s 0 -c) in my session + a setsid daemon"; exit 0'
+
+wheel: build ## build a platform wheel with the static binary inside, in dist/
+	@py=$$(.ci/find-python) && $$py bindings/python/build_wheel.py --binary $(BIN) --out dist
+
+# Count-based fuzz limits: a time-based -fuzztime can end in a false
+# "context deadline exceeded" on Go 1.26 (golang/go#75804).
+fuzz: ## run the fuzzers (FUZZ_EXECS inputs each)
+	$(GO) test -run '^$$' -fuzz FuzzDecoder -fuzztime $(FUZZ_EXECS)x ./decoder/
+	$(GO) test -run '^$$' -fuzz FuzzCapture -fuzztime $(FUZZ_EXECS)x ./decoder/
+	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZ_EXECS)x ./protocol/
+
+vet: ## go vet for Linux and darwin, and gofmt
+	$(GO) vet ./...
+	GOOS=darwin $(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
+
+clean: ## remove build output
+	rm -rf bin dist
