@@ -1,0 +1,42 @@
+// Package shellsup runs a shell command under the shellsup supervisor, for
+// Go harnesses that give a model a shell tool.
+//
+// Run(ctx, Request) starts the shellsup binary as a helper, runs
+// /bin/bash -lc Request.Command under it, streams the captured text to
+// Request.Progress, and returns a Result with the keys of the shell.run
+// skill (SPEC section 6) as Go fields. It is meant to replace
+// exec.CommandContext with a process-group kill and WaitDelay, which lets a
+// setsid child escape and costs seconds when a background job holds a pipe.
+//
+// The guarantee: when Run returns a Result, every process the command
+// started — background jobs, setsid daemons, double forks, nohup, TERM
+// ignorers, stopped processes — has been killed and reaped by shellsup, or
+// is listed in Result.Cleanup.Stragglers (a process the kernel would not
+// let go, such as one in uninterruptible sleep). This holds however the run
+// ends: the command exits, Request.Timeout fires, ctx is cancelled,
+// Request.Progress fails, or the calling process dies. In the last case
+// shellsup learns of it at once, from EOF on its control pipe (its stdin)
+// and from a parent-death signal, and cleans up on its own. shellsup itself
+// has exited and been reaped whenever Run returns.
+//
+// The non-goal: Run is not a sandbox. The command runs as the caller's
+// user, with the caller's filesystem, network and environment (or
+// Request.Env). Work handed to a daemon that is not a descendant — a
+// systemd-run unit, an existing tmux server, at, docker — is out of reach,
+// and if shellsup itself is SIGKILLed the subreaper boundary ends with it.
+// The command has no input: its stdin is /dev/null. shellsup stays in the
+// caller's process group, so a terminal's Ctrl-C reaches it and cancels
+// the run (CancelReason "signal").
+//
+// Errors: a non-zero exit, a timeout and a cancellation are results, not
+// errors. A run that cannot happen, or whose report is lost, gives an
+// *Error whose Category is one of the categories of shellsup's error frame
+// (validation, containment_unavailable, exec_failed, internal) or the
+// binding's own (not_found, protocol). Error.IsRetryable says whether
+// running the same request again may help.
+//
+// Run finds the binary in Request.Binary, then $SHELLSUP_BIN, then $PATH.
+// It speaks shellsup's frames protocol (the protocol package) over the
+// binary's stdin and stdout. shellsup runs only on Linux; elsewhere Run
+// returns an error wrapping ErrUnsupported.
+package shellsup

@@ -1,0 +1,122 @@
+package shellsup
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/shellsup/shellsup/protocol"
+)
+
+// outcome is what the frames of one run said.
+type outcome struct {
+	start       *protocol.Start  // the first frame, once it arrived
+	totals      *protocol.Totals // the last frame of a run that happened
+	failure     *protocol.Error  // the only frame of a run that could not happen
+	callbackErr error            // the first error the progress callback returned
+}
+
+// ended reports whether the frames reached their proper end.
+func (o outcome) ended() bool { return o.totals != nil || o.failure != nil }
+
+// frameReader reads shellsup's frames, skipping types this version does
+// not know (forward compatibility).
+type frameReader struct {
+	dec *protocol.Decoder
+}
+
+func newFrameReader(r io.Reader) *frameReader {
+	return &frameReader{dec: protocol.NewDecoder(r)}
+}
+
+// next returns the next known frame. At a clean end of the stream it
+// returns io.EOF; a malformed frame gives a *protocol.FrameError.
+func (fr *frameReader) next() (protocol.Frame, error) {
+	for {
+		var f protocol.Frame
+		if err := fr.dec.Decode(&f); err != nil {
+			return nil, err
+		}
+		if _, unknown := f.(*protocol.Unknown); !unknown {
+			return f, nil
+		}
+	}
+}
+
+// readRun reads the frames of one run in protocol order — start (or a lone
+// error), progress, timeout or cancel, progress, totals — and stops after
+// the last one. progress, if not nil, gets each progress text until it
+// fails; then cancel is called, once. A frame out of order, a malformed
+// frame or an early end of the stream is an error; outcome holds what
+// arrived before it.
+func readRun(r io.Reader, progress func(stream, text string) error, cancel func()) (outcome, error) {
+	fr := newFrameReader(r)
+	var out outcome
+	for {
+		f, err := fr.next()
+		switch {
+		case errors.Is(err, io.EOF) && out.start == nil:
+			return out, errors.New("the frame stream ended before the start frame")
+		case errors.Is(err, io.EOF):
+			return out, errors.New("the frame stream ended before the totals frame")
+		case err != nil:
+			return out, err
+		}
+		if err := out.check(f); err != nil {
+			return out, err
+		}
+		switch f := f.(type) {
+		case *protocol.Start:
+			out.start = f
+		case *protocol.Error:
+			out.failure = f
+			return out, nil
+		case *protocol.Totals:
+			out.totals = f
+			return out, nil
+		case *protocol.Progress:
+			if progress == nil || out.callbackErr != nil {
+				continue
+			}
+			if err := progress(f.Stream, f.Text); err != nil {
+				out.callbackErr = err
+				cancel()
+			}
+		}
+		// Timeout and cancel notices need no action: totals carries the
+		// outcome.
+	}
+}
+
+// check enforces the order of frames: start or error first, then no
+// second start and no error.
+func (o outcome) check(f protocol.Frame) error {
+	switch f := f.(type) {
+	case *protocol.Start:
+		if o.start != nil {
+			return errors.New("a second start frame")
+		}
+		if f.Version != protocol.Version {
+			return fmt.Errorf("shellsup speaks protocol version %d; this binding speaks version %d", f.Version, protocol.Version)
+		}
+	case *protocol.Error:
+		if o.start != nil {
+			return fmt.Errorf("an error frame after the start frame (%s: %s)", f.Category, f.Message)
+		}
+	default:
+		if o.start == nil {
+			return fmt.Errorf("a %s frame before the start frame", f.Type())
+		}
+	}
+	return nil
+}
+
+// errorOf converts shellsup's error frame.
+// A validation failure wraps a *protocol.ValidationError, as the binding's
+// own validation errors do.
+func errorOf(f *protocol.Error) *Error {
+	if f.Category == CategoryValidation {
+		return newError(f.Category, f.Message, &protocol.ValidationError{Msg: f.Message})
+	}
+	return newError(f.Category, f.Message, nil)
+}

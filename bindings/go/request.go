@@ -1,0 +1,240 @@
+package shellsup
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/shellsup/shellsup/decoder"
+	"github.com/shellsup/shellsup/protocol"
+)
+
+// Defaults applied to a zero Request field.
+const (
+	DefaultTimeout = time.Duration(protocol.DefaultTimeout * float64(time.Second)) // 120 s
+	DefaultGrace   = time.Duration(protocol.DefaultGrace * float64(time.Second))   // 2 s, applied by shellsup
+	DefaultBudget  = decoder.DefaultBudget                                         // 65536 bytes
+)
+
+// Stream names passed to Request.Progress.
+const (
+	Stdout = "stdout"
+	Stderr = "stderr"
+)
+
+// Request describes one run of shellsup. The zero value of every field but
+// Command means "the default". Run checks every field before it spawns
+// anything.
+type Request struct {
+	// Command is the bash -c string; shellsup runs /bin/bash -lc Command
+	// with stdin /dev/null. It must be non-empty, valid UTF-8, free of NUL
+	// bytes and at most protocol.MaxCommandBytes (131071) bytes: the kernel
+	// passes at most 128 KiB, NUL included, in one argument.
+	Command string
+
+	// Cwd is the working directory. "" means the calling process's current
+	// directory; a relative path is taken relative to it. It must exist and
+	// be a directory. Result.Cwd reports it resolved and absolute.
+	Cwd string
+
+	// Timeout stops the command after this long. 0 means DefaultTimeout
+	// (120 s); otherwise it must be greater than 0 and at most 600 s.
+	Timeout time.Duration
+
+	// Env is the environment of shellsup, which bash inherits, as
+	// "KEY=value" entries. If Env is nil, shellsup gets the calling
+	// process's environment (os.Environ at the time of Run). If Env is
+	// non-nil, even empty, it replaces that environment; Run copies it, so
+	// the caller may reuse the slice. This is eino's convention.
+	Env []string
+
+	// Budget is the capture budget in bytes, shared by stdout and stderr
+	// (SPEC section 4). 0 means DefaultBudget (65536); otherwise it must
+	// hold the truncation marker plus one byte (at least decoder.MinBudget)
+	// and be at most decoder.MaxBudget (512 KiB).
+	Budget int
+
+	// Grace is how long cleanup waits between SIGTERM and SIGKILL. nil
+	// means shellsup's default, DefaultGrace (2 s). A pointer to 0 means no
+	// grace: SIGKILL follows SIGTERM at once. Otherwise it must be at most
+	// 60 s. With Go 1.26: Grace: new(500 * time.Millisecond).
+	Grace *time.Duration
+
+	// Progress, if not nil, receives the captured text as it arrives:
+	// stream is Stdout or Stderr, and joining the texts of one stream gives
+	// that stream's captured text, truncation marker included. It is
+	// called from the goroutine that called Run, one call at a time, in
+	// the order shellsup captured the text.
+	//
+	// If it returns an error, Run cancels the run, calls Progress no more,
+	// waits for the cleanup, and returns the Result together with an error
+	// that wraps the callback's (errors.Is finds it). That Result is the
+	// complete report of the run, with Cancelled set unless the command
+	// had already finished.
+	Progress func(stream, text string) error
+
+	// Binary is the shellsup executable. "" means $SHELLSUP_BIN, then
+	// "shellsup" in $PATH (both read from the calling process's
+	// environment, not from Env). A name without a slash is looked up in
+	// $PATH. Run does not fall back from an explicit Binary or
+	// $SHELLSUP_BIN that does not work.
+	Binary string
+}
+
+// config is a validated Request.
+type config struct {
+	command  string
+	cwd      string
+	timeout  time.Duration
+	env      []string // nil: inherit
+	budget   int      // 0: shellsup's default
+	grace    *time.Duration
+	progress func(stream, text string) error
+	binary   string
+}
+
+// validate checks every field and returns the run's configuration, or a
+// validation *Error quoting the bad value.
+func (r Request) validate() (config, error) {
+	c := config{command: r.Command, cwd: r.Cwd, timeout: r.Timeout, budget: r.Budget,
+		grace: r.Grace, progress: r.Progress, binary: r.Binary}
+	checks := []func() error{
+		func() error { return validateCommand(r.Command) },
+		func() error { return validateTimeout(&c.timeout) },
+		func() error { return validateGrace(r.Grace) },
+		func() error { return validateBudget(r.Budget) },
+		func() error { return validateCwd(r.Cwd) },
+		func() error { return validateEnv(r.Env) },
+	}
+	for _, check := range checks {
+		if err := check(); err != nil {
+			return config{}, invalid(err)
+		}
+	}
+	if r.Env != nil {
+		c.env = slices.Clip(slices.Clone(r.Env))
+		if c.env == nil {
+			c.env = []string{} // an empty, non-nil Env: no environment at all
+		}
+	}
+	return c, nil
+}
+
+// invalid wraps a validation failure in an *Error.
+func invalid(err error) *Error {
+	var ve *protocol.ValidationError
+	if !errors.As(err, &ve) {
+		ve = &protocol.ValidationError{Msg: err.Error()}
+		err = errors.Join(ve, err)
+	}
+	return newError(CategoryValidation, ve.Msg, err)
+}
+
+func validateCommand(command string) error {
+	if err := protocol.ValidateCommand(command); err != nil {
+		return err
+	}
+	if i := strings.IndexByte(command, 0); i >= 0 {
+		return &protocol.ValidationError{Msg: fmt.Sprintf("command must not contain a NUL byte (found at byte %d of %s)", i, clip(command))}
+	}
+	return nil
+}
+
+// validateTimeout applies the default and checks the range.
+func validateTimeout(d *time.Duration) error {
+	if *d == 0 {
+		*d = DefaultTimeout
+		return nil
+	}
+	return protocol.ValidateTimeout(d.Seconds(), d.String())
+}
+
+func validateGrace(g *time.Duration) error {
+	if g == nil {
+		return nil
+	}
+	return protocol.ValidateGrace(g.Seconds(), g.String())
+}
+
+func validateBudget(b int) error {
+	if b == 0 {
+		return nil
+	}
+	if err := decoder.ValidateBudget(b); err != nil {
+		msg := fmt.Sprintf("budget must be at least %d and at most %d bytes (got %d)", decoder.MinBudget, decoder.MaxBudget, b)
+		return errors.Join(&protocol.ValidationError{Msg: msg}, err)
+	}
+	return nil
+}
+
+// validateCwd checks what shellsup would refuse, so that nothing is
+// spawned for a bad directory.
+func validateCwd(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	if strings.IndexByte(dir, 0) >= 0 || !utf8.ValidString(dir) {
+		return &protocol.ValidationError{Msg: fmt.Sprintf("cwd must be a valid UTF-8 path without NUL bytes (got %s)", clip(dir))}
+	}
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return &protocol.ValidationError{Msg: fmt.Sprintf("cwd %q does not exist", dir)}
+	case err != nil:
+		return &protocol.ValidationError{Msg: fmt.Sprintf("cwd %q cannot be used: %v", dir, err)}
+	case !st.IsDir():
+		return &protocol.ValidationError{Msg: fmt.Sprintf("cwd %q is not a directory", dir)}
+	}
+	return nil
+}
+
+func validateEnv(env []string) error {
+	for i, kv := range env {
+		if strings.IndexByte(kv, 0) >= 0 {
+			return &protocol.ValidationError{Msg: fmt.Sprintf("env entry %d must not contain a NUL byte (got %s)", i, clip(kv))}
+		}
+	}
+	return nil
+}
+
+// clip quotes s for a message, shortened if long.
+func clip(s string) string {
+	if len(s) > 80 {
+		return strconv.QuoteToASCII(s[:80]) + "..."
+	}
+	return strconv.QuoteToASCII(s)
+}
+
+// args is shellsup's command line for the run. Every option uses the
+// --name=value form, so a value starting with "-" cannot be read as a flag.
+func (c config) args() []string {
+	args := []string{"--frames", "--timeout=" + seconds(c.timeout)}
+	if c.cwd != "" {
+		args = append(args, "--cwd="+c.cwd)
+	}
+	if c.budget != 0 {
+		args = append(args, "--budget="+strconv.Itoa(c.budget))
+	}
+	if c.grace != nil {
+		args = append(args, "--grace="+seconds(*c.grace))
+	}
+	return append(args, "--", c.command)
+}
+
+// graceOrDefault is the grace shellsup will apply.
+func (c config) graceOrDefault() time.Duration {
+	if c.grace == nil {
+		return DefaultGrace
+	}
+	return *c.grace
+}
+
+// seconds writes d as a decimal number of seconds, exactly.
+func seconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
+}

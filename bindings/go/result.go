@@ -1,0 +1,105 @@
+package shellsup
+
+import (
+	"time"
+
+	"github.com/shellsup/shellsup/protocol"
+)
+
+// Result is the report of a run that happened: the result keys of SPEC
+// section 6 as Go fields, plus how it was cancelled and what the cleanup
+// did. When Run returns a Result, shellsup has killed and reaped every
+// process the command started, or listed it in Cleanup.Stragglers.
+type Result struct {
+	Command string // the command as given
+	Cwd     string // the working directory, resolved and absolute
+	Stdout  string // captured stdout text (SPEC section 4), marker included
+	Stderr  string // captured stderr text
+
+	// ExitCode is bash's exit status, or 128+N if signal N ended bash. It is
+	// -1 only if shellsup never learned bash's status: bash itself could not
+	// be killed and is listed in Cleanup.Stragglers (SPEC: exitCode null).
+	ExitCode int
+	// Signal is the name of the signal that ended bash ("SIGKILL"), or ""
+	// if bash exited by itself (SPEC: signal null).
+	Signal string
+
+	// Cancelled and TimedOut say how the run was stopped; at most one is
+	// set, the first cause wins. Neither is set if bash had already exited.
+	Cancelled bool
+	TimedOut  bool
+	// CancelReason says why a cancelled run was cancelled: "request" (ctx
+	// was cancelled, or the Progress callback failed), "signal" (shellsup
+	// received SIGTERM, SIGINT or SIGHUP), "parent-gone" or "protocol". It
+	// is "" when Cancelled is false.
+	CancelReason string
+	// Truncated is set when the capture budget ran out and the truncation
+	// marker was emitted.
+	Truncated bool
+
+	TotalBytes    int64 // raw bytes read from both pipes
+	CapturedBytes int64 // UTF-8 bytes of Stdout plus Stderr, at most the budget
+	ProgressBytes int64 // bytes sent as progress; equals CapturedBytes unless delivery failed
+
+	// Duration is the wall time from spawning bash to the end of the
+	// cleanup, in whole milliseconds.
+	Duration time.Duration
+
+	// Cleanup reports what shellsup did to remove the command's processes.
+	Cleanup Cleanup
+}
+
+// Cleanup reports shellsup's cleanup of one run.
+type Cleanup struct {
+	Tier          string        // the containment that guarded the run, e.g. "subreaper"
+	Trigger       string        // what ended the run: "exit", "timeout" or "cancel"
+	Signalled     int           // distinct processes sent SIGTERM or SIGKILL
+	Killed        int           // distinct processes sent SIGKILL
+	Reaped        int           // children reaped by shellsup, bash included
+	Rounds        int           // enumeration passes over /proc
+	Stragglers    []Straggler   // processes that could not be removed; empty on a clean run
+	Duration      time.Duration // time spent in cleanup, in whole milliseconds
+	DrainTimedOut bool          // a pipe stayed open after the tree was gone (held from outside it)
+}
+
+// Straggler is a process shellsup could not remove before its deadline,
+// for example one in uninterruptible sleep (state "D").
+type Straggler struct {
+	Pid    int
+	Comm   string
+	State  string // the /proc state letter
+	Reason string // why it survived
+}
+
+// Clean reports whether cleanup left nothing behind.
+func (c Cleanup) Clean() bool { return len(c.Stragglers) == 0 }
+
+// resultOf converts the totals frame.
+func resultOf(t *protocol.Totals) Result {
+	r := Result{
+		Command: t.Command, Cwd: t.Cwd, Stdout: t.Stdout, Stderr: t.Stderr,
+		ExitCode: -1, Cancelled: t.Cancelled, TimedOut: t.TimedOut, CancelReason: t.CancelReason,
+		Truncated: t.Truncated, TotalBytes: t.TotalBytes, CapturedBytes: t.CapturedBytes,
+		ProgressBytes: t.ProgressBytes, Duration: time.Duration(t.DurationMs) * time.Millisecond,
+		Cleanup: cleanupOf(t.Cleanup),
+	}
+	if t.ExitCode != nil {
+		r.ExitCode = *t.ExitCode
+	}
+	if t.Signal != nil {
+		r.Signal = *t.Signal
+	}
+	return r
+}
+
+func cleanupOf(c protocol.Cleanup) Cleanup {
+	out := Cleanup{
+		Tier: c.Tier, Trigger: c.Trigger, Signalled: c.Signalled, Killed: c.Killed, Reaped: c.Reaped,
+		Rounds: c.Rounds, Duration: time.Duration(c.Ms) * time.Millisecond, DrainTimedOut: c.DrainTimedOut,
+		Stragglers: make([]Straggler, 0, len(c.Stragglers)),
+	}
+	for _, s := range c.Stragglers {
+		out.Stragglers = append(out.Stragglers, Straggler{Pid: s.Pid, Comm: s.Comm, State: s.State, Reason: s.Reason})
+	}
+	return out
+}

@@ -1,0 +1,71 @@
+package shellsup
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// watchdogSlack is added to what shellsup promises — totals within its
+// timeout plus grace plus a few seconds of killing and draining, or within
+// grace plus those seconds of a cancel — before Run kills it and reports a
+// protocol error. A variable only so that tests can shorten it.
+var watchdogSlack = 10 * time.Second
+
+// Bounds of Run's own waiting, beyond the bounds shellsup keeps itself.
+const (
+	// exitWait bounds the wait for shellsup to exit after its last frame.
+	exitWait = 10 * time.Second
+	// stderrWait bounds the copying of shellsup's stderr after it exited
+	// (exec.Cmd.WaitDelay).
+	stderrWait = time.Second
+	// stderrKeep is how much of shellsup's stderr Run keeps for the message
+	// of a protocol error. In frames mode shellsup writes nothing there
+	// unless something went badly wrong (a Go panic, say).
+	stderrKeep = 8 << 10
+)
+
+// Run runs req.Command under shellsup and returns the report of the run.
+//
+// Run first checks every field of req and refuses a bad request with a
+// validation *Error before anything is spawned. If ctx is done already, Run
+// spawns nothing and returns an error wrapping ctx.Err(). Otherwise it
+// starts shellsup with a control pipe on its stdin and reads its frames
+// until the totals frame, which becomes the Result.
+//
+// A non-zero exit status, a timeout and a cancellation are results, not
+// errors: Result.ExitCode, Result.TimedOut and Result.Cancelled report them
+// and the error is nil. When ctx is cancelled, Run sends shellsup the
+// cancel frame and returns once shellsup has cleaned up, with
+// Result.Cancelled set (unless the command had finished first) and a nil
+// error. When req.Progress fails, see Request.Progress.
+//
+// Any other failure is an *Error (errors.As) whose Category says what
+// failed; the Result is then the zero value. If shellsup does not deliver
+// totals within the run's timeout plus its grace plus 10 s — or within the
+// grace plus 10 s of a cancel — Run kills it and returns a CategoryProtocol
+// error.
+//
+// Run may be called from several goroutines at once; each call owns its
+// shellsup process.
+func Run(ctx context.Context, req Request) (Result, error) {
+	cfg, err := req.validate()
+	if err != nil {
+		return Result{}, err
+	}
+	if err := platformCheck(); err != nil {
+		return Result{}, err
+	}
+	bin, err := findBinary(cfg.binary)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return Result{}, fmt.Errorf("shellsup: run not started: %w", err)
+	}
+	p, err := start(bin, cfg)
+	if err != nil {
+		return Result{}, err
+	}
+	return p.supervise(ctx, cfg.progress)
+}
