@@ -1,0 +1,122 @@
+"""Run one shell command under shellsup, a drop-in for the kernel ``shell`` skill.
+
+::
+
+    import shellsup as shell
+
+    result = shell.run("make test", cwd="/src", timeout=300)
+    result["exitCode"], result["stdout"]
+
+``run`` executes ``/bin/bash -lc COMMAND`` through the ``shellsup`` binary,
+which streams the output back and, when the command finishes, times out or
+is cancelled, kills and reaps every process the command started — background
+jobs, ``setsid`` daemons, double forks — before the call returns. The result
+is a dict with the 13 keys of the skill. ``run_async`` is the asyncio
+variant; cancelling its task cancels the run.
+
+Guarantee: when ``run`` or ``run_async`` returns or raises after shellsup
+started, shellsup has reported the end of its cleanup, or the binding has
+given up after a bounded wait (and says so on the exception). Not a goal:
+sandboxing. The command runs with this process's permissions, and work
+handed to daemons (``systemd-run``, an existing ``tmux`` server, ``at``) is
+not a descendant and is not stopped.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Awaitable, Callable, Mapping, Optional, Union
+
+from ._async import AsyncRun
+from ._errors import ShellsupError
+from ._find import find_binary
+from ._result import RESULT_KEYS, SkillResult
+from ._run import Run
+from ._validate import check_progress, request
+from ._version import __version__
+
+__all__ = [
+    "RESULT_KEYS",
+    "ShellsupError",
+    "SkillResult",
+    "__version__",
+    "find_binary",
+    "print_progress",
+    "run",
+    "run_async",
+]
+
+Progress = Optional[Callable[[str, str], Any]]
+
+
+def print_progress(stream: str, text: str) -> None:
+    """The default progress: write text to sys.stdout or sys.stderr and flush, as the skill did."""
+    out = sys.stderr if stream == "stderr" else sys.stdout
+    if out is None:  # pythonw, or a closed stream: nowhere to write
+        return
+    out.write(text)
+    out.flush()
+
+
+def run(
+    command: str,
+    cwd: Optional[str] = None,
+    timeout: Union[int, float] = 120,
+    *,
+    progress: Progress = print_progress,
+    env: Optional[Mapping[str, str]] = None,
+    budget: int = 65536,
+    grace: Optional[Union[int, float]] = None,
+) -> SkillResult:
+    """Run ``/bin/bash -lc command`` under shellsup and return its SkillResult.
+
+    command: the bash ``-c`` string, non-empty, at most 131071 bytes of UTF-8
+        (the kernel's per-argument limit, 128 KiB with the NUL).
+    cwd: working directory; None means the current one. Relative paths are
+        resolved against the current directory; symbolic links are kept.
+    timeout: seconds, an int or float, greater than 0 and at most 600. When
+        it fires, the result has ``timedOut`` True.
+    progress: called as ``progress(stream, text)`` with each captured text
+        as it arrives (``stream`` is ``"stdout"`` or ``"stderr"``). The
+        default writes it to sys.stdout/sys.stderr; None turns it off. If it
+        raises, the run is cancelled and cleaned up, then the exception
+        propagates.
+    env: None inherits ``os.environ``; a mapping *replaces* the environment
+        entirely (as in subprocess), for shellsup and the command alike.
+    budget: capture budget in bytes, shared by stdout and stderr (52 to 524288).
+    grace: seconds between SIGTERM and SIGKILL at cleanup (0 to 60); None
+        means shellsup's default, 2.
+
+    Non-zero exits, timeouts and cancellations are results. Raises
+    ShellsupError for a run that cannot happen (``category`` says why); the
+    arguments are checked before anything is spawned. On KeyboardInterrupt
+    the run is cancelled, its cleanup awaited (bounded), and the interrupt
+    re-raised.
+    """
+    req = request(command, cwd, timeout, budget, grace, env)
+    progress = check_progress(progress)
+    runner = Run(req, find_binary(), progress)
+    runner.start()
+    return runner.wait()
+
+
+async def run_async(
+    command: str,
+    cwd: Optional[str] = None,
+    timeout: Union[int, float] = 120,
+    *,
+    progress: Union[Progress, Callable[[str, str], Awaitable[Any]]] = print_progress,
+    env: Optional[Mapping[str, str]] = None,
+    budget: int = 65536,
+    grace: Optional[Union[int, float]] = None,
+) -> SkillResult:
+    """The asyncio variant of run(), with the same parameters and result.
+
+    Cancelling the awaiting task sends shellsup a cancel, waits for its
+    cleanup (bounded by grace + 10 s), and re-raises CancelledError. Several
+    runs may proceed concurrently in one event loop. progress may also be a
+    coroutine function; it is awaited before the next frame is read.
+    """
+    req = request(command, cwd, timeout, budget, grace, env)
+    progress = check_progress(progress)
+    return await AsyncRun(req, find_binary(), progress).wait()

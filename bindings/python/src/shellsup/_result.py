@@ -1,0 +1,93 @@
+"""SkillResult: the outcome of one run, shaped like the shell skill's result."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Iterator, Mapping, Optional
+
+# The 13 keys of SPEC section 6, in the shell skill's order.
+RESULT_KEYS = (
+    "command",
+    "cwd",
+    "stdout",
+    "stderr",
+    "exitCode",
+    "signal",
+    "cancelled",
+    "timedOut",
+    "truncated",
+    "totalBytes",
+    "capturedBytes",
+    "progressBytes",
+    "durationMs",
+)
+
+# repr shows the outcome first, then the bulky text.
+_REPR_ORDER = (
+    "exitCode", "signal", "timedOut", "cancelled", "truncated", "durationMs",
+    "totalBytes", "capturedBytes", "progressBytes", "command", "cwd", "stdout", "stderr",
+)
+_REPR_TEXT = 60  # characters of a long string shown by repr
+
+
+class SkillResult(dict):
+    """The result of a run: a dict with exactly the 13 keys of the shell skill.
+
+    ``result["stdout"]``, ``result["exitCode"]`` and the rest mean what they
+    meant in the skill (see the README). ``await result`` resolves to the
+    result itself, as the skill's result did.
+
+    Beyond the keys, two attributes carry what shellsup adds:
+
+    - ``cancel_reason``: why the run was cancelled (``"request"``,
+      ``"signal"``, ``"parent-gone"``, ``"protocol"``), or None.
+    - ``cleanup``: what cleanup did, a dict with ``tier``, ``trigger``,
+      ``signalled``, ``killed``, ``reaped``, ``rounds``, ``stragglers``,
+      ``ms`` and ``drainTimedOut``. ``stragglers`` lists processes that could
+      not be killed; it is empty when nothing survived.
+    """
+
+    def __init__(
+        self,
+        data: Mapping[str, Any] = (),  # type: ignore[assignment]
+        *,
+        cancel_reason: Optional[str] = None,
+        cleanup: Optional[Dict[str, Any]] = None,
+    ) -> None:
+        super().__init__(data)
+        self.cancel_reason = cancel_reason
+        self.cleanup: Dict[str, Any] = dict(cleanup or {})
+
+    def __await__(self) -> Iterator[Any]:
+        """``await result`` returns the result at once."""
+        return self
+        yield  # pragma: no cover - makes this a generator
+
+    def __repr__(self) -> str:
+        keys = [k for k in _REPR_ORDER if k in self] + [k for k in self if k not in _REPR_ORDER]
+        parts = [f"{key}={_short(self[key])}" for key in keys]
+        return f"{type(self).__name__}({', '.join(parts)})"
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> Dict[str, str]:
+        """IPython/Jupyter display: the same text as repr()."""
+        return {"text/plain": repr(self)}
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, str) and len(value) > _REPR_TEXT:
+        return f"{value[:_REPR_TEXT]!r}...<{len(value)} chars>"
+    return repr(value)
+
+
+def from_totals(frame: Mapping[str, Any]) -> SkillResult:
+    """Build the result from a totals frame: the 13 keys, in order, and the extras."""
+    missing = [key for key in RESULT_KEYS if key not in frame]
+    if missing:
+        from ._errors import PROTOCOL, ShellsupError
+
+        raise ShellsupError(f"protocol: totals frame from shellsup lacks {', '.join(missing)}", PROTOCOL)
+    cleanup = frame.get("cleanup")
+    return SkillResult(
+        {key: frame[key] for key in RESULT_KEYS},
+        cancel_reason=frame.get("cancelReason") or None,
+        cleanup=cleanup if isinstance(cleanup, dict) else {},
+    )

@@ -1,0 +1,59 @@
+"""What one run's frames have said so far, shared by the sync and async drivers."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Optional, Tuple
+
+from ._errors import INTERNAL, PROTOCOL, ShellsupError
+from ._result import SkillResult, from_totals
+
+STREAMS = ("stdout", "stderr")
+
+
+class Session:
+    """Follows the frames of one run: start, progress…, [timeout|cancel], totals; or error."""
+
+    def __init__(self) -> None:
+        self.start: Optional[Dict[str, Any]] = None
+        self.result: Optional[SkillResult] = None
+        self.error: Optional[ShellsupError] = None
+
+    @property
+    def done(self) -> bool:
+        """A totals or an error frame has arrived: shellsup's cleanup is over."""
+        return self.result is not None or self.error is not None
+
+    def handle(self, frame: Dict[str, Any]) -> Optional[Tuple[str, str]]:
+        """Take one frame; return (stream, text) when it is progress to deliver."""
+        kind = frame["type"]
+        if self.done:
+            raise _protocol(f"{kind} frame after the run ended")
+        if kind == "start":
+            if self.start is not None:
+                raise _protocol("second start frame")
+            self.start = frame
+        elif kind == "error":
+            if self.start is not None:
+                raise _protocol("error frame after start")
+            category = frame.get("category")
+            message = frame.get("message")
+            self.error = ShellsupError(
+                message if isinstance(message, str) else repr(frame),
+                category if isinstance(category, str) and category else INTERNAL,
+            )
+        elif kind == "progress":
+            stream, text = frame.get("stream"), frame.get("text")
+            if self.start is None or stream not in STREAMS or not isinstance(text, str):
+                raise _protocol(f"bad progress frame {frame!r:.200}")
+            return stream, text
+        elif kind == "totals":
+            if self.start is None:
+                raise _protocol("totals frame before start")
+            self.result = from_totals(frame)
+        # "timeout" and "cancel" only announce what totals will say; unknown
+        # types are ignored, for forward compatibility.
+        return None
+
+
+def _protocol(what: str) -> ShellsupError:
+    return ShellsupError(f"protocol: {what} from shellsup", PROTOCOL)

@@ -1,0 +1,204 @@
+"""Checking a run request before anything is spawned.
+
+Every message quotes the bad value and says what is allowed, in the words
+shellsup itself uses, so a caller sees the same text whichever side refused.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections import abc
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Optional, Union
+
+from ._errors import VALIDATION, ShellsupError
+
+MAX_TIMEOUT = 600  # seconds
+MAX_GRACE = 60  # seconds
+MAX_BUDGET = 512 * 1024  # bytes; totals carries the whole capture in one 1 MiB frame
+# MAX_ARG_STRLEN: the kernel passes at most 131072 bytes, NUL included, in one argument.
+ARG_LIMIT = 131072
+MAX_COMMAND_BYTES = ARG_LIMIT - 1
+
+
+
+def marker(budget: int) -> str:
+    """The text that ends a truncated capture (SPEC section 4)."""
+    return f"\n... output truncated at {budget}-byte capture limit ...\n"
+
+
+def _fits(budget: int) -> bool:
+    """Whether budget holds its own marker plus one byte of text."""
+    return budget >= len(marker(budget).encode()) + 1
+
+
+# The smallest budget that fits (52: the marker for 52 is 51 bytes).
+MIN_BUDGET = next(b for b in range(1, 1000) if _fits(b))
+
+
+@dataclass(frozen=True)
+class Request:
+    """A validated run request."""
+
+    command: str
+    cwd: str  # absolute
+    timeout: Union[int, float]
+    budget: int
+    grace: Optional[Union[int, float]]
+    env: Optional[Dict[Union[str, bytes], Union[str, bytes]]]
+
+    def argv(self, binary: str) -> List[str]:
+        """shellsup's command line in frames mode."""
+        args = [binary, "--frames", "--timeout", _number(self.timeout), "--cwd", self.cwd,
+                "--budget", str(self.budget)]
+        if self.grace is not None:
+            args += ["--grace", _number(self.grace)]
+        return args + ["--", self.command]
+
+    @property
+    def grace_seconds(self) -> float:
+        """The grace shellsup will use (its default is 2 s)."""
+        return 2.0 if self.grace is None else float(self.grace)
+
+
+def _number(x: Union[int, float]) -> str:
+    # float() and int() first: a subclass (numpy.float64) may repr as "np.float64(0.5)".
+    return repr(float(x)) if isinstance(x, float) else str(int(x))
+
+
+def invalid(message: str) -> ShellsupError:
+    return ShellsupError(message, VALIDATION)
+
+
+def quote(value: Any) -> str:
+    """Quote a bad value for a message: strings in double quotes, like shellsup."""
+    if isinstance(value, str):
+        s = value if len(value) <= 80 else value[:80] + "..."
+        return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    s = repr(value)
+    return s if len(s) <= 80 else s[:80] + "..."
+
+
+def _is_number(x: Any) -> bool:
+    # bool is an int subclass but True is not a number of seconds.
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _shown(x: Any) -> str:
+    """A number as the caller wrote it: 0, -1, 601, 0.5, nan, inf."""
+    return repr(float(x)) if isinstance(x, float) else str(int(x))
+
+
+def check_command(command: Any) -> str:
+    if not isinstance(command, str) or command == "":
+        got = '""' if command == "" else f"{quote(command)} of type {type(command).__name__}"
+        raise invalid(f"command must be a non-empty string (got {got})")
+    try:
+        size = len(command.encode("utf-8"))
+    except UnicodeEncodeError as exc:
+        raise invalid(f"command must be valid UTF-8 (got {quote(command)}: {exc.reason})") from None
+    if size > MAX_COMMAND_BYTES:
+        raise invalid(
+            f"command is {size} bytes; the kernel passes at most {ARG_LIMIT} bytes "
+            "(128 KiB, MAX_ARG_STRLEN, with the NUL) in one argument"
+        )
+    return command
+
+
+def check_timeout(timeout: Any) -> Union[int, float]:
+    if not _is_number(timeout):
+        raise invalid(
+            f"timeout must be a number of seconds greater than 0 and at most {MAX_TIMEOUT} "
+            f"(got {quote(timeout)} of type {type(timeout).__name__})"
+        )
+    if math.isnan(timeout) or not 0 < timeout <= MAX_TIMEOUT:
+        raise invalid(f"timeout must be greater than 0 and at most {MAX_TIMEOUT} seconds (got {_shown(timeout)})")
+    return timeout
+
+
+def check_grace(grace: Any) -> Optional[Union[int, float]]:
+    if grace is None:
+        return None
+    if not _is_number(grace):
+        raise invalid(
+            f"grace must be a number of seconds at least 0 and at most {MAX_GRACE} "
+            f"(got {quote(grace)} of type {type(grace).__name__})"
+        )
+    if math.isnan(grace) or not 0 <= grace <= MAX_GRACE:
+        raise invalid(f"grace must be at least 0 and at most {MAX_GRACE} seconds (got {_shown(grace)})")
+    return grace
+
+
+def check_budget(budget: Any) -> int:
+    if not isinstance(budget, int) or isinstance(budget, bool):
+        raise invalid(
+            f"budget must be a whole number of bytes, at least {MIN_BUDGET} and at most {MAX_BUDGET} "
+            f"(got {quote(budget)} of type {type(budget).__name__})"
+        )
+    if not (_fits(budget) and budget <= MAX_BUDGET):
+        raise invalid(f"budget must be at least {MIN_BUDGET} and at most {MAX_BUDGET} bytes (got {budget})")
+    return budget
+
+
+def check_cwd(cwd: Any) -> str:
+    if cwd is None:
+        try:
+            return os.getcwd()
+        except OSError as exc:
+            raise invalid(f"cannot determine the current directory to use as cwd: {exc}") from None
+    try:
+        path = os.fspath(cwd)
+    except TypeError:
+        raise invalid(f"cwd must be a path or None (got {quote(cwd)} of type {type(cwd).__name__})") from None
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    if path == "":
+        raise invalid('cwd must be a directory path or None (got "")')
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        raise invalid(f"cwd {quote(path)} must be a valid UTF-8 path") from None
+    # Lexical, like shellsup and a shell's cd: symbolic links are kept.
+    absolute = os.path.abspath(path)
+    if not os.path.exists(absolute):
+        raise invalid(f"cwd {quote(path)} does not exist")
+    if not os.path.isdir(absolute):
+        raise invalid(f"cwd {quote(path)} is not a directory")
+    return absolute
+
+
+def check_env(env: Any) -> Optional[Dict[Union[str, bytes], Union[str, bytes]]]:
+    if env is None:
+        return None
+    if not isinstance(env, abc.Mapping):
+        raise invalid(f"env must be a mapping or None (got {quote(env)} of type {type(env).__name__})")
+    out = {}
+    for key, value in env.items():
+        if not isinstance(key, (str, bytes)) or not isinstance(value, (str, bytes)):
+            raise invalid(f"env must map strings to strings (got {quote(key)}: {quote(value)})")
+        k = os.fsencode(key)
+        if k == b"" or b"=" in k or b"\0" in k:
+            raise invalid(f"env has an invalid variable name {quote(key)}")
+        if b"\0" in os.fsencode(value):
+            raise invalid(f"env value of {quote(key)} contains a NUL byte")
+        out[key] = value
+    return out
+
+
+def check_progress(progress: Any) -> Optional[Callable[[str, str], Any]]:
+    if progress is not None and not callable(progress):
+        raise invalid(f"progress must be a callable (stream, text) or None (got {quote(progress)})")
+    return progress
+
+
+def request(command: Any, cwd: Any, timeout: Any, budget: Any, grace: Any, env: Any) -> Request:
+    """Check every argument, in the order of run()'s signature."""
+    return Request(
+        command=check_command(command),
+        cwd=check_cwd(cwd),
+        timeout=check_timeout(timeout),
+        budget=check_budget(budget),
+        grace=check_grace(grace),
+        env=check_env(env),
+    )

@@ -1,0 +1,78 @@
+"""Binary lookup: SHELLSUP_BIN, then the bundled binary, then PATH; the error lists every place.
+
+The installed layouts (bundled in the wheel, PATH after a source install)
+are exercised for real in test_packaging.py.
+"""
+
+import os
+
+import pytest
+
+import shellsup
+from shellsup import _find
+
+
+@pytest.fixture
+def places(tmp_path, monkeypatch, shellsup_bin):
+    """Three candidate binaries (symlinks to the real one) and a lookup that sees none by default."""
+    made = {}
+    for name in ("env", "bundled", "path"):
+        d = tmp_path / name
+        d.mkdir()
+        (d / "shellsup").symlink_to(shellsup_bin)
+        made[name] = str(d / "shellsup")
+    monkeypatch.delenv("SHELLSUP_BIN")
+    monkeypatch.setattr(_find, "BUNDLED", str(tmp_path / "no-bundle" / "shellsup"))
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-path"))
+    return made
+
+
+def test_shellsup_bin_comes_first(places, monkeypatch):
+    monkeypatch.setenv("SHELLSUP_BIN", places["env"])
+    monkeypatch.setattr(_find, "BUNDLED", places["bundled"])
+    monkeypatch.setenv("PATH", os.path.dirname(places["path"]))
+    assert shellsup.find_binary() == places["env"]
+
+
+def test_bundled_comes_before_path(places, monkeypatch):
+    monkeypatch.setattr(_find, "BUNDLED", places["bundled"])
+    monkeypatch.setenv("PATH", os.path.dirname(places["path"]))
+    assert shellsup.find_binary() == places["bundled"]
+
+
+def test_path_is_the_last_resort(places, monkeypatch):
+    monkeypatch.setenv("PATH", os.path.dirname(places["path"]))
+    assert shellsup.find_binary() == places["path"]
+    assert shellsup.run("printf found", progress=None)["stdout"] == "found"
+
+
+def test_not_found_lists_every_place(places, tmp_path):
+    with pytest.raises(shellsup.ShellsupError) as exc:
+        shellsup.find_binary()
+    message = str(exc.value)
+    assert exc.value.category == "not_found"
+    assert "$SHELLSUP_BIN (not set)" in message
+    assert str(tmp_path / "no-bundle" / "shellsup") in message
+    assert str(tmp_path / "empty-path") in message
+
+
+def test_run_raises_not_found_before_spawning(places):
+    with pytest.raises(shellsup.ShellsupError) as exc:
+        shellsup.run("echo x", progress=None)
+    assert exc.value.category == "not_found"
+
+
+@pytest.mark.parametrize("kind", ["missing", "not-executable", "directory"])
+def test_a_wrong_shellsup_bin_is_an_error_not_a_fallback(places, monkeypatch, tmp_path, kind):
+    target = {"missing": tmp_path / "nope", "not-executable": tmp_path / "plain", "directory": tmp_path}[kind]
+    if kind == "not-executable":
+        target.write_text("")
+    monkeypatch.setenv("SHELLSUP_BIN", str(target))
+    monkeypatch.setattr(_find, "BUNDLED", places["bundled"])  # would work, but must not be used
+    with pytest.raises(shellsup.ShellsupError) as exc:
+        shellsup.find_binary()
+    assert exc.value.category == "not_found" and str(target) in str(exc.value)
+
+
+def test_bundled_path_is_inside_the_package():
+    assert _find.BUNDLED == os.path.join(os.path.dirname(shellsup.__file__), "_bin", "shellsup")

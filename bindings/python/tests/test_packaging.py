@@ -1,0 +1,154 @@
+"""Packaging: the platform wheel bundles the binary; a source install finds it on PATH.
+
+Each install goes into a fresh virtual environment (with the interpreter's
+site-packages visible, for msgpack) and runs a command through it, from a
+directory outside this source tree, with SHELLSUP_BIN unset. pip is run
+with --no-index: nothing is downloaded.
+"""
+
+import base64
+import csv
+import hashlib
+import io
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import shellsup
+
+HERE = Path(__file__).resolve().parents[1]  # bindings/python
+WHEEL_NAME = f"shellsup-{shellsup.__version__}-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"
+
+PROBE = """
+import json, os, shellsup
+result = shellsup.run("printf from-venv", progress=None)
+print(json.dumps({"file": shellsup.__file__, "binary": shellsup.find_binary(), "stdout": result["stdout"],
+                  "exitCode": result["exitCode"]}))
+"""
+
+
+def _build_wheel(binary, out):
+    done = subprocess.run([sys.executable, str(HERE / "build_wheel.py"), "--binary", binary, "--out", str(out)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return Path(done.stdout.strip())
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory, shellsup_bin):
+    return _build_wheel(shellsup_bin, tmp_path_factory.mktemp("dist"))
+
+
+def _clean_env(**extra):
+    """os.environ without SHELLSUP_BIN, PYTHONPATH or pip configuration."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("SHELLSUP_BIN", "PYTHONPATH") and not k.startswith("PIP_")}
+    env.update(PIP_CONFIG_FILE=os.devnull, PIP_DISABLE_PIP_VERSION_CHECK="1", **extra)
+    return env
+
+
+def _venv(path):
+    """A fresh virtual environment that sees the interpreter's site-packages (msgpack, pip, setuptools)."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", str(path)],
+                   check=True, timeout=120)
+    python = path / "bin" / "python"
+    if subprocess.run([str(python), "-c", "import pip"], capture_output=True).returncode != 0:
+        subprocess.run([str(python), "-m", "ensurepip", "--default-pip"], check=True, timeout=300,
+                       env=_clean_env(), capture_output=True)
+    return python
+
+
+def _pip_install(python, *args):
+    done = subprocess.run([str(python), "-m", "pip", "install", "--no-index", "--no-deps", *args],
+                          env=_clean_env(), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def _probe(python, cwd, **env):
+    import json
+
+    done = subprocess.run([str(python), "-c", PROBE], cwd=cwd, env=_clean_env(**env),
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_wheel_layout(wheel, shellsup_bin):
+    assert wheel.name == WHEEL_NAME
+    with zipfile.ZipFile(wheel) as zf:
+        names = zf.namelist()
+        dist_info = f"shellsup-{shellsup.__version__}.dist-info"
+        assert {"shellsup/__init__.py", "shellsup/_bin/shellsup", "shellsup/py.typed",
+                f"{dist_info}/METADATA", f"{dist_info}/WHEEL", f"{dist_info}/RECORD"} <= set(names)
+        assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
+        binary = zf.getinfo("shellsup/_bin/shellsup")
+        assert (binary.external_attr >> 16) & 0o777 == 0o755
+        assert zf.read("shellsup/_bin/shellsup") == Path(shellsup_bin).read_bytes()
+        wheel_meta = zf.read(f"{dist_info}/WHEEL").decode()
+        assert "Root-Is-Purelib: false" in wheel_meta
+        assert "Tag: py3-none-manylinux_2_17_x86_64" in wheel_meta
+        assert "Tag: py3-none-manylinux2014_x86_64" in wheel_meta
+        metadata = zf.read(f"{dist_info}/METADATA").decode()
+        assert "Requires-Dist: msgpack>=1.0" in metadata
+        assert f"Version: {shellsup.__version__}" in metadata
+        rows = list(csv.reader(io.StringIO(zf.read(f"{dist_info}/RECORD").decode())))
+        assert sorted(r[0] for r in rows) == sorted(names)
+        for path, digest, size in rows:
+            if path.endswith("RECORD"):
+                assert digest == size == ""
+                continue
+            data = zf.read(path)
+            expected = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+            assert (digest, int(size)) == ("sha256=" + expected, len(data)), path
+
+
+def test_wheel_is_reproducible(wheel, shellsup_bin, tmp_path):
+    assert _build_wheel(shellsup_bin, tmp_path).read_bytes() == wheel.read_bytes()
+
+
+def test_wheel_refuses_a_dynamic_binary(tmp_path):
+    done = subprocess.run([sys.executable, str(HERE / "build_wheel.py"), "--binary", sys.executable,
+                           "--out", str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0 and "dynamically linked" in done.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_wheel_installs_into_a_fresh_venv_and_uses_the_bundled_binary(wheel, tmp_path):
+    python = _venv(tmp_path / "venv")
+    _pip_install(python, str(wheel))
+    installed = tmp_path / "venv" / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
+    bundled = installed / "shellsup" / "_bin" / "shellsup"
+    assert os.access(bundled, os.X_OK)
+    got = _probe(python, cwd=tmp_path, PATH="/usr/bin:/bin")
+    assert got["file"] == str(installed / "shellsup" / "__init__.py")
+    assert got["binary"] == str(bundled)
+    assert (got["stdout"], got["exitCode"]) == ("from-venv", 0)
+    version = subprocess.run([str(python), "-m", "shellsup", "--version"], cwd=tmp_path, env=_clean_env(),
+                             capture_output=True, text=True, timeout=30)
+    assert version.returncode == 0 and version.stdout.startswith("shellsup ")
+
+
+def test_source_install_finds_the_binary_on_path(shellsup_bin, tmp_path):
+    # pip install ./bindings/python, from a copy so that the build leaves nothing in the tree.
+    source = tmp_path / "src-copy"
+    shutil.copytree(HERE, source, ignore=shutil.ignore_patterns(
+        "__pycache__", "*.egg-info", "build", "dist", "_bin", ".pytest_cache", "tests"))
+    python = _venv(tmp_path / "venv")
+    # Offline, the build backend must already be installed (Debian: python3-setuptools, python3-wheel).
+    missing = [m for m in ("setuptools", "wheel")
+               if subprocess.run([str(python), "-c", f"import {m}"], capture_output=True).returncode != 0]
+    if missing:
+        pytest.fail(f"{sys.executable} lacks {', '.join(missing)}: pip install --no-build-isolation needs it")
+    _pip_install(python, "--no-build-isolation", str(source))
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "shellsup").symlink_to(shellsup_bin)
+    got = _probe(python, cwd=tmp_path, PATH=f"{bindir}:/usr/bin:/bin")
+    assert got["file"].startswith(str(tmp_path / "venv"))
+    assert got["binary"] == str(bindir / "shellsup")
+    assert (got["stdout"], got["exitCode"]) == ("from-venv", 0)
