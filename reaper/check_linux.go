@@ -5,13 +5,15 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/prometheus/procfs"
 	"golang.org/x/sys/unix"
 )
 
 // checkProcfs verifies that root is a mounted procfs that can enumerate
-// processes: its filesystem magic is PROC_SUPER_MAGIC, it lists this
-// process, and this process's stat file parses with the right pid.
+// processes: its filesystem magic is PROC_SUPER_MAGIC, its directory lists
+// process entries, and this process's own stat file parses and names this
+// process's parent (so root is the /proc of shellsup's pid namespace). It
+// runs before every command, so it reads one directory block rather than
+// all of /proc.
 func checkProcfs(root string) error {
 	var st unix.Statfs_t
 	if err := statfs(root, &st); err != nil {
@@ -20,26 +22,11 @@ func checkProcfs(root string) error {
 	if st.Type != unix.PROC_SUPER_MAGIC {
 		return &UnavailableError{What: "checking " + root, Err: fmt.Errorf("%s is not a mounted procfs (filesystem magic 0x%x)", root, st.Type)}
 	}
-	fs, err := procfs.NewFS(root)
-	if err != nil {
-		return &UnavailableError{What: "opening " + root, Err: err}
-	}
-	self := os.Getpid()
-	procs, err := fs.AllProcs()
-	if err != nil {
+	d := procDir{root: root}
+	if err := d.listable(); err != nil {
 		return &UnavailableError{What: "listing processes in " + root, Err: err}
 	}
-	found := false
-	for _, p := range procs {
-		if p.PID == self {
-			found = true
-			break
-		}
-	}
-	if !found {
-		return &UnavailableError{What: "listing processes in " + root, Err: fmt.Errorf("shellsup's own pid %d is not listed (hidepid or another pid namespace?)", self)}
-	}
-	d := procDir{root: root}
+	self := os.Getpid()
 	p, err := d.stat(self)
 	if err != nil {
 		return &UnavailableError{What: "reading " + root + "/" + strconv.Itoa(self) + "/stat", Err: err}

@@ -32,9 +32,8 @@ func (d *procDir) stat(pid int) (proc, error) {
 	return parseStat(pid, d.buf[:n])
 }
 
-// all lists every process in the pid namespace. Processes that vanish
-// while being read are skipped.
-func (d *procDir) all() ([]proc, error) {
+// pids lists the process ids in the procfs directory.
+func (d *procDir) pids() ([]int, error) {
 	dir, err := os.Open(d.root)
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", d.root, err)
@@ -44,15 +43,48 @@ func (d *procDir) all() ([]proc, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listing %s: %w", d.root, err)
 	}
-	procs := make([]proc, 0, len(names))
+	pids := make([]int, 0, len(names))
 	for _, name := range names {
 		if name[0] < '0' || name[0] > '9' {
 			continue
 		}
-		pid, err := strconv.Atoi(name)
-		if err != nil {
-			continue // not a process directory
+		if pid, err := strconv.Atoi(name); err == nil {
+			pids = append(pids, pid)
 		}
+	}
+	return pids, nil
+}
+
+// listable checks that the directory can be read and lists at least one
+// process, reading only its first block.
+func (d *procDir) listable() error {
+	dir, err := os.Open(d.root)
+	if err != nil {
+		return err
+	}
+	defer dir.Close() // read-only
+	for {
+		names, err := dir.Readdirnames(64)
+		for _, name := range names {
+			if _, err := strconv.Atoi(name); err == nil {
+				return nil
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("no process entries in %s: %w", d.root, err)
+		}
+	}
+}
+
+// all lists every process in the pid namespace. Processes that vanish
+// while being read are skipped.
+func (d *procDir) all() ([]proc, error) {
+	pids, err := d.pids()
+	if err != nil {
+		return nil, err
+	}
+	procs := make([]proc, 0, len(pids))
+	for _, pid := range pids {
 		p, err := d.stat(pid)
 		if err != nil {
 			if gone(err) {

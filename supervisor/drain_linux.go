@@ -10,8 +10,10 @@ import (
 	"github.com/shellsup/shellsup/decoder"
 )
 
-// readSize is the read buffer of one pipe, matching the pipe's size.
-const readSize = pipeSize
+// readSize is the read buffer of one pipe. Only captured text is read into
+// user space (at most the budget, 512 KiB); the rest is spliced away, so a
+// small buffer costs nothing and keeps start-up free of megabyte zeroing.
+const readSize = 64 << 10
 
 // drain reads both pipes until EOF, feeding the capture, which hands each
 // newly captured text to emit in capture order. Once the budget is spent a

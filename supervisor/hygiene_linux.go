@@ -43,31 +43,31 @@ type signalSet struct {
 // notifySignals registers for signals before the first fork. Notify (never
 // Ignore) matters for the command's hygiene: a signal with a Go handler is
 // reset to SIG_DFL in the child, whereas an inherited SIG_IGN that Go does
-// not take over (SIGHUP and SIGINT, and the job-control signals) would leak
-// into bash. SIGPIPE is handled so a write to a closed stdout returns EPIPE
-// instead of killing shellsup before cleanup.
+// not take over (SIGHUP and SIGINT) would leak into bash. SIGPIPE is
+// handled so a write to a closed stdout returns EPIPE instead of killing
+// shellsup before cleanup. Any other inherited SIG_IGN (the job-control
+// signals, which Go leaves alone) is reset to SIG_DFL by
+// resetIgnoredSignals, so shellsup, like any program, can be stopped with
+// Ctrl-Z.
 func notifySignals() *signalSet {
 	s := &signalSet{
 		chld:   make(chan os.Signal, 1),
 		cancel: make(chan os.Signal, 4),
-		ignore: make(chan os.Signal, 16),
+		ignore: make(chan os.Signal, 1),
 	}
 	signal.Notify(s.chld, syscall.SIGCHLD)
 	signal.Notify(s.cancel, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	signal.Notify(s.ignore, syscall.SIGPIPE, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGCONT)
-	go func() {
-		for range s.ignore {
-			// Received and dropped: shellsup is not stopped by a terminal
-			// and learns of a closed stdout from EPIPE.
-		}
-	}()
+	// Received and dropped (the channel is never read): a closed stdout is
+	// learnt from EPIPE.
+	signal.Notify(s.ignore, syscall.SIGPIPE)
 	resetIgnoredSignals()
 	return s
 }
 
 // resetIgnoredSignals sets SIG_DFL for any signal still ignored after
-// notifySignals: the few the Go runtime never installs a handler for
-// (32 and 34, which glibc and musl reserve), whose inherited SIG_IGN would
+// notifySignals: those the Go runtime installs no handler for unless asked
+// (SIGTSTP, SIGTTIN, SIGTTOU, SIGCONT) and the ones it never handles (32
+// and 34, which glibc and musl reserve), whose inherited SIG_IGN would
 // otherwise reach bash.
 func resetIgnoredSignals() {
 	for sig := 1; sig <= 64; sig++ {

@@ -1,0 +1,158 @@
+package reaper
+
+import (
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"github.com/shellsup/shellsup/reaper/reapertest"
+)
+
+// tree starts bash -c script as a child of the test binary (a subreaper)
+// with a leak token, and a Waiter for it, as shellsup does.
+func tree(t *testing.T, script string) (*Waiter, reapertest.Token) {
+	t.Helper()
+	tok := reapertest.NewToken()
+	sigchld := make(chan os.Signal, 1)
+	signal.Notify(sigchld, syscall.SIGCHLD)
+	t.Cleanup(func() { signal.Stop(sigchld) })
+	pid, err := syscall.ForkExec("/bin/bash", []string{"bash", "-c", script}, &syscall.ProcAttr{
+		Env:   []string{tok.Env(), "PATH=" + os.Getenv("PATH")},
+		Files: []uintptr{0, 1, 2},
+		Sys:   &syscall.SysProcAttr{Setsid: true},
+	})
+	require.NoError(t, err)
+	return StartWaiter(pid, sigchld), tok
+}
+
+func subreaper(t *testing.T) *Containment {
+	return &Containment{procRoot: "/proc", self: os.Getpid(), tiers: []Tier{subreaperTier{}}}
+}
+
+// waitFile polls until path exists.
+func waitFile(t *testing.T, path string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+	}
+	t.Fatalf("%s never appeared", path)
+}
+
+func TestCleanupAfterLeaderExit(t *testing.T) {
+	ready := filepath.Join(t.TempDir(), "ready")
+	w, tok := tree(t, "setsid sleep 300 & (sleep 300; true) & nohup sleep 300 >/dev/null 2>&1 & touch "+ready)
+	waitFile(t, ready)
+	<-w.LeaderExited()
+	assert.True(t, w.LeaderStatus().Exited())
+	rep := subreaper(t).Cleanup(w, Deadlines{Grace: time.Second, Kill: time.Second})
+	assert.True(t, rep.Clean(), "stragglers: %v", rep.Stragglers)
+	assert.GreaterOrEqual(t, rep.Signalled, 3)
+	assert.Zero(t, rep.Killed, "all of them exit on SIGTERM")
+	assert.Equal(t, "subreaper", rep.Tier)
+	<-w.Empty()
+	reapertest.Check(t, tok)
+}
+
+func TestCleanupKillsTermIgnorersAtGrace(t *testing.T) {
+	ready := filepath.Join(t.TempDir(), "ready")
+	w, tok := tree(t, "trap '' TERM; sleep 300 & sleep 300 & kill -STOP $!; touch "+ready+"; wait")
+	waitFile(t, ready)
+	start := time.Now()
+	rep := subreaper(t).Cleanup(w, Deadlines{Grace: 300 * time.Millisecond, Kill: 2 * time.Second})
+	took := time.Since(start)
+	assert.True(t, rep.Clean(), "stragglers: %v", rep.Stragglers)
+	assert.GreaterOrEqual(t, took, 300*time.Millisecond)
+	assert.GreaterOrEqual(t, rep.Killed, 3, "bash and both sleeps ignore TERM (the stopped one too: it inherited the ignore)")
+	assert.Equal(t, unix.SIGKILL, w.LeaderStatus().Signal())
+	reapertest.Check(t, tok)
+}
+
+func TestCleanupStoppedProcessActsOnTerm(t *testing.T) {
+	ready := filepath.Join(t.TempDir(), "ready")
+	w, tok := tree(t, "sleep 300 & kill -STOP $!; touch "+ready+"; wait")
+	waitFile(t, ready)
+	rep := subreaper(t).Cleanup(w, Deadlines{Grace: 10 * time.Second, Kill: time.Second})
+	assert.True(t, rep.Clean())
+	assert.Zero(t, rep.Killed, "SIGCONT after SIGTERM lets the stopped sleep die")
+	assert.Less(t, rep.Duration, 5*time.Second)
+	reapertest.Check(t, tok)
+}
+
+func TestCleanupNothingLeft(t *testing.T) {
+	w, _ := tree(t, "exit 3")
+	<-w.LeaderExited()
+	assert.Equal(t, 3, w.LeaderStatus().ExitStatus())
+	rep := subreaper(t).Cleanup(w, Deadlines{Grace: time.Second, Kill: time.Second})
+	assert.True(t, rep.Clean())
+	assert.Zero(t, rep.Rounds, "no scan when the tree is already gone")
+	assert.Equal(t, 1, w.Count())
+}
+
+func TestDisabledCleanupLeaks(t *testing.T) {
+	// The negative control of the package: with containment disabled the
+	// leak check sees what is left, and then removes it.
+	ready := filepath.Join(t.TempDir(), "ready")
+	w, tok := tree(t, "sleep 300 & touch "+ready)
+	waitFile(t, ready)
+	<-w.LeaderExited()
+	rep := Disabled().Cleanup(w, Deadlines{Grace: time.Second, Kill: time.Second})
+	assert.True(t, rep.Clean(), "a disabled cleanup reports nothing")
+	assert.Len(t, reapertest.Find(tok), 1)
+	reapertest.Kill(tok)
+	<-w.Empty()
+}
+
+// TestOpenVerifiedRefusesReusedPid: a pid whose /proc entry now shows
+// another start time (what a reused pid looks like) is never signalled.
+func TestOpenVerifiedRefusesReusedPid(t *testing.T) {
+	ready := filepath.Join(t.TempDir(), "ready")
+	w, tok := tree(t, "touch "+ready+"; exec sleep 300")
+	waitFile(t, ready)
+	pid := w.leader
+	real := procDir{root: "/proc"}
+	p, err := real.stat(pid)
+	require.NoError(t, err)
+
+	fd, err := openVerified(&real, p)
+	require.NoError(t, err, "the same process verifies")
+	unix.Close(fd)
+
+	// A fake /proc where pid's start time differs: as if the process died
+	// and another took its pid between the scan and pidfd_open.
+	moved := p
+	moved.start++
+	fake := procDir{root: fakeProc(t, moved)}
+	_, err = openVerified(&fake, p)
+	assert.ErrorIs(t, err, errReused)
+
+	stranger := p
+	stranger.ppid = 1
+	fake = procDir{root: fakeProc(t, stranger)}
+	_, err = openVerified(&fake, p)
+	assert.ErrorIs(t, err, errReused, "same start time but another parent")
+
+	rep := subreaper(t).Cleanup(w, Deadlines{Grace: time.Second, Kill: time.Second})
+	assert.True(t, rep.Clean())
+	reapertest.Check(t, tok)
+	_, err = os.Stat("/proc/" + strconv.Itoa(pid))
+	assert.True(t, os.IsNotExist(err))
+}
+
+func TestSetup(t *testing.T) {
+	c, err := Setup("/proc")
+	require.NoError(t, err)
+	assert.Equal(t, "subreaper", c.Name())
+	_, err = Setup(t.TempDir())
+	var ue *UnavailableError
+	assert.ErrorAs(t, err, &ue)
+}
