@@ -3,6 +3,7 @@ package reaper
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -14,6 +15,10 @@ type Deadlines struct {
 	Grace time.Duration // SIGTERM → SIGKILL: how long the tree may take to exit on its own
 	Kill  time.Duration // after the grace: how long the stop-and-kill loop may try
 }
+
+// quickExit is how long the SIGTERM pass waits for shellsup's children to
+// exit before it scans /proc for descendants the children files missed.
+const quickExit = 20 * time.Millisecond
 
 // maxTermRounds bounds the scans of the SIGTERM pass. Each round signals
 // the processes the previous one missed because they were forked meanwhile.
@@ -35,19 +40,19 @@ const maxTermRounds = 16
 // Whatever remains at the deadline is reported as a straggler.
 func (c *Containment) Cleanup(w *Waiter, d Deadlines) Report {
 	start := time.Now()
-	s := &sweep{dir: procDir{root: c.procRoot}, self: c.self, w: w, targets: map[key]*target{}}
+	s := &sweep{dir: procDir{root: c.procRoot}, self: c.self, w: w, targets: map[int]*target{}}
 	s.rep.Tier = c.Name()
 	if !c.disabled && !s.empty() {
 		graceEnd := start.Add(d.Grace)
 		hardEnd := graceEnd.Add(d.Kill)
 		c.hooks(Tier.Term)
-		s.term()
+		s.term(graceEnd)
 		if !s.waitEmpty(graceEnd) {
 			c.hooks(Tier.Kill)
 			s.kill(hardEnd)
 		}
-		// One more reap tick: the last kill may have landed just now.
-		if !s.waitEmpty(time.Now().Add(2 * tick)) {
+		// A moment for the last kill to land and be reaped.
+		if !s.waitEmpty(time.Now().Add(100 * time.Millisecond)) {
 			s.rep.Stragglers = s.stragglers()
 		}
 	}
@@ -69,16 +74,15 @@ func (c *Containment) hooks(hook func(Tier) error) {
 	}
 }
 
-type key struct {
-	pid   int
-	start uint64
-}
-
-// target is one descendant, identified by pid and start time, with the
-// pidfd every signal to it goes through.
+// target is one descendant. A child of shellsup is signalled by pid, and
+// only while the Waiter is pinned: an unreaped child's pid cannot be
+// reused. Any other descendant is signalled through a pidfd verified
+// against the scan; while that pidfd shows the process alive, later scans
+// trust it without reading /proc again.
 type target struct {
 	proc
-	fd                      int
+	child                   bool
+	fd                      int // -1 for a child
 	termed, stopped, killed bool
 	signalErr               error
 }
@@ -88,7 +92,8 @@ type sweep struct {
 	dir     procDir
 	self    int
 	w       *Waiter
-	targets map[key]*target
+	targets map[int]*target // by pid
+	order   []*target       // discovery order: parents before children
 	rep     Report
 }
 
@@ -118,21 +123,19 @@ func (s *sweep) waitEmpty(deadline time.Time) bool {
 	}
 }
 
-// term is step 1: SIGTERM+SIGCONT to every descendant until a rescan finds
-// nobody new.
-func (s *sweep) term() {
+// term is step 1. The first pass takes shellsup's own children from its
+// children files, one read for all (after bash exits, that is usually the
+// whole tree); then full scans until one finds nobody new.
+func (s *sweep) term(graceEnd time.Time) {
+	termed := func(t *target) bool { return t.termed }
+	s.signalAll(s.visit(false), termed, unix.SIGTERM, unix.SIGCONT)
+	// A tree that was all children and honours SIGTERM is gone within
+	// moments; only otherwise is a full scan worth its cost.
+	if s.waitEmpty(minTime(graceEnd, time.Now().Add(quickExit))) {
+		return
+	}
 	for round := 0; round < maxTermRounds && !s.empty(); round++ {
-		fresh := 0
-		for _, t := range s.scan() {
-			if t.termed {
-				continue
-			}
-			t.termed = true
-			fresh++
-			s.signal(t, unix.SIGTERM)
-			s.signal(t, unix.SIGCONT)
-		}
-		if fresh == 0 {
+		if s.signalAll(s.visit(true), termed, unix.SIGTERM, unix.SIGCONT) == 0 {
 			return
 		}
 	}
@@ -140,107 +143,222 @@ func (s *sweep) term() {
 
 // kill is steps 3–5.
 func (s *sweep) kill(hardEnd time.Time) {
+	stoppedOrKilled := func(t *target) bool { return t.stopped || t.killed }
+	killed := func(t *target) bool { return t.killed }
 	for !s.empty() && time.Now().Before(hardEnd) {
 		for !s.empty() && time.Now().Before(hardEnd) {
-			fresh := 0
-			for _, t := range s.scan() {
-				if t.stopped || t.killed {
-					continue
-				}
-				t.stopped = true
-				fresh++
-				s.signal(t, unix.SIGSTOP)
-			}
-			if fresh == 0 {
+			if s.signalAll(s.visit(true), stoppedOrKilled, unix.SIGSTOP) == 0 {
 				break
 			}
 		}
-		for _, t := range s.targets {
-			if !t.killed && t.fd >= 0 && !t.dead() {
-				t.killed = true
-				s.rep.Killed++
-				s.signal(t, unix.SIGKILL)
-			}
-		}
+		s.signalAll(s.visit(false), killed, unix.SIGKILL)
 		s.waitEmpty(minTime(hardEnd, time.Now().Add(10*time.Millisecond)))
 	}
 }
 
-// scan lists the live descendants (zombies need no signal: they go when
-// their parent is killed or reaps them), tracking new ones with a verified
-// pidfd, in breadth-first order. Targets no longer present are forgotten.
-func (s *sweep) scan() []*target {
+// signalAll sends each signal in turn to every target not yet done, a
+// whole pass per signal (a SIGCONT right behind each SIGTERM would contend
+// with a target already exiting on the other CPU). It returns how many
+// targets were signalled.
+func (s *sweep) signalAll(ts []*target, done func(*target) bool, sigs ...unix.Signal) (fresh int) {
+	var todo []*target
+	for _, t := range ts {
+		if !done(t) {
+			todo = append(todo, t)
+		}
+	}
+	if len(todo) == 0 {
+		return 0
+	}
+	for _, sig := range sigs {
+		for _, t := range todo {
+			s.signal(t, sig)
+		}
+	}
+	for _, t := range todo {
+		switch sigs[0] {
+		case unix.SIGTERM:
+			t.termed = true
+		case unix.SIGSTOP:
+			t.stopped = true
+		case unix.SIGKILL:
+			t.killed = true
+			s.rep.Killed++
+		}
+		if !t.counted() {
+			s.rep.Signalled++
+		}
+	}
+	return len(todo)
+}
+
+// counted reports whether the target was already counted as signalled,
+// before the flag for the current signal is set.
+func (t *target) counted() bool {
+	n := 0
+	for _, f := range []bool{t.termed, t.stopped, t.killed} {
+		if f {
+			n++
+		}
+	}
+	return n > 1
+}
+
+// visit lists the live tree, parents before children. The fast form takes
+// shellsup's children from its children files plus the deeper descendants
+// already held by pidfd; the full form also reads /proc/PID/stat of every
+// other process, which finds what the children files missed and every new
+// deeper descendant. Both run pinned, so a child listed is still a child
+// when signalAll checks it again.
+func (s *sweep) visit(full bool) []*target {
 	s.rep.Rounds++
-	procs, err := s.dir.descendants(s.self)
-	if err != nil {
-		// /proc was readable at setup; a transient failure (EMFILE) is
-		// retried by the caller's next round.
-		return nil
-	}
-	live := make([]*target, 0, len(procs))
-	seen := make(map[key]bool, len(procs))
-	for _, p := range procs {
-		k := key{p.pid, p.start}
-		seen[k] = true
-		t := s.targets[k]
-		if p.dead() {
-			if t != nil {
-				t.state = p.state
-			}
-			continue
+	var live []*target
+	s.w.Pin(func() {
+		kids, err := s.dir.children(s.self)
+		if err != nil && !full {
+			return // the full scan that follows finds them
 		}
-		if t == nil {
-			t = &target{proc: p, fd: -1}
-			fd, err := openVerified(&s.dir, p)
-			if err != nil {
-				if gone(err) || errors.Is(err, errReused) {
-					continue // exited since the scan; nothing to signal
+		isChild := make(map[int]bool, len(kids))
+		for _, pid := range kids {
+			isChild[pid] = true
+		}
+		var pids []int
+		if full {
+			if pids, err = s.dir.pids(); err != nil {
+				return // /proc was readable at setup; a transient EMFILE is retried next round
+			}
+		} else {
+			for pid, t := range s.targets {
+				if !t.child {
+					pids = append(pids, pid)
 				}
-				t.signalErr = err
 			}
-			t.fd = fd
-			s.targets[k] = t
 		}
-		t.state = p.state
-		live = append(live, t)
-	}
-	for k, t := range s.targets {
-		if !seen[k] {
-			s.forget(k, t)
+		members := map[int]bool{}
+		byParent := map[int][]proc{}
+		for _, pid := range pids {
+			if isChild[pid] {
+				continue
+			}
+			if t := s.targets[pid]; t != nil && !t.child {
+				if t.fd >= 0 && pidfdSignal(t.fd, 0) == nil {
+					members[pid] = true
+					continue
+				}
+				s.forget(t) // exited; the pid may be someone else's now
+			}
+			if !full {
+				continue
+			}
+			p, err := s.dir.stat(pid)
+			if err != nil {
+				continue // exited while being read
+			}
+			if p.ppid == s.self {
+				isChild[pid] = true // reparented to shellsup after the children files were read
+				kids = append(kids, pid)
+				continue
+			}
+			byParent[p.ppid] = append(byParent[p.ppid], p)
 		}
-	}
+		for _, pid := range kids {
+			if t := s.targets[pid]; t == nil || !t.child && t.fd < 0 {
+				if t != nil {
+					s.forget(t) // a dead entry under a pid that names a child again
+				}
+				s.track(&target{proc: proc{pid: pid, ppid: s.self}, child: true, fd: -1})
+			}
+			members[pid] = true
+		}
+		queue := append([]int(nil), kids...)
+		for pid := range members {
+			if !isChild[pid] {
+				queue = append(queue, pid)
+			}
+		}
+		for len(queue) > 0 {
+			m := queue[0]
+			queue = queue[1:]
+			for _, p := range byParent[m] {
+				if p.dead() || members[p.pid] {
+					continue
+				}
+				if s.open(p) != nil {
+					members[p.pid] = true
+					queue = append(queue, p.pid)
+				}
+			}
+		}
+		for _, t := range s.order {
+			if members[t.pid] {
+				live = append(live, t)
+			}
+		}
+	})
 	return live
 }
 
-// signal sends sig through t's pidfd.
+// open tracks a deeper descendant found by a full scan behind a verified
+// pidfd, or returns nil if it is gone or its pid now names another process.
+func (s *sweep) open(p proc) *target {
+	fd, err := openVerified(&s.dir, p)
+	t := &target{proc: p, fd: fd}
+	if err != nil {
+		if gone(err) || errors.Is(err, errReused) {
+			return nil
+		}
+		t.fd, t.signalErr = -1, err // reported if it is still there at the end
+	}
+	if old := s.targets[p.pid]; old != nil {
+		s.forget(old)
+	}
+	return s.track(t)
+}
+
+func (s *sweep) track(t *target) *target {
+	s.targets[t.pid] = t
+	s.order = append(s.order, t)
+	return t
+}
+
+// signal sends sig to t: through the pidfd, or for a child by pid, with
+// the Waiter pinned and the pid checked to still be a child (a child the
+// Waiter reaped since visit listed it is dropped for good: its pid may
+// name a stranger now). Pinning one signal at a time lets the Waiter reap
+// between signals, while the tree is dying.
 func (s *sweep) signal(t *target, sig unix.Signal) {
-	if t.fd < 0 {
+	var err error
+	switch {
+	case t.child:
+		s.w.Pin(func() {
+			if !s.w.isChild(t.pid) {
+				t.child = false // t.fd is -1: never signalled again
+				return
+			}
+			err = kill(t.pid, sig)
+		})
+	case t.fd >= 0:
+		err = pidfdSignal(t.fd, sig)
+	default:
 		return
 	}
-	err := pidfdSignal(t.fd, sig)
 	if err != nil && !errors.Is(err, unix.ESRCH) {
 		t.signalErr = err
 	}
 }
 
-func (s *sweep) forget(k key, t *target) {
+// forget drops a target whose process is gone.
+func (s *sweep) forget(t *target) {
 	if t.fd >= 0 {
 		unix.Close(t.fd) // a pidfd holds nothing to flush
 	}
-	s.count(t)
-	delete(s.targets, k)
+	delete(s.targets, t.pid)
+	s.order = slices.DeleteFunc(s.order, func(o *target) bool { return o == t })
 }
 
 func (s *sweep) closeAll() {
-	for k, t := range s.targets {
-		s.forget(k, t)
-	}
-}
-
-// count adds a target to the report's signalled total as it is forgotten.
-func (s *sweep) count(t *target) {
-	if t.termed || t.killed {
-		s.rep.Signalled++
+	for _, t := range slices.Clone(s.order) {
+		s.forget(t)
 	}
 }
 
@@ -253,7 +371,7 @@ func (s *sweep) stragglers() []Straggler {
 	out := make([]Straggler, 0, len(procs))
 	for _, p := range procs {
 		st := Straggler{Pid: p.pid, Comm: p.comm, State: string(p.state), Reason: "still alive after SIGKILL"}
-		if t := s.targets[key{p.pid, p.start}]; t != nil && t.signalErr != nil {
+		if t := s.targets[p.pid]; t != nil && t.signalErr != nil {
 			st.Reason = "could not be signalled: " + t.signalErr.Error()
 		}
 		switch p.state {
@@ -266,7 +384,7 @@ func (s *sweep) stragglers() []Straggler {
 	}
 	if len(out) == 0 {
 		// The tree emptied between the last wait and this scan; only
-		// unreaped zombies of shellsup itself can be left, reaped next tick.
+		// unreaped zombies of shellsup itself can be left, about to be reaped.
 		return nil
 	}
 	return out

@@ -2,7 +2,6 @@ package reaper
 
 import (
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"syscall"
@@ -21,16 +20,13 @@ import (
 func tree(t *testing.T, script string) (*Waiter, reapertest.Token) {
 	t.Helper()
 	tok := reapertest.NewToken()
-	sigchld := make(chan os.Signal, 1)
-	signal.Notify(sigchld, syscall.SIGCHLD)
-	t.Cleanup(func() { signal.Stop(sigchld) })
 	pid, err := syscall.ForkExec("/bin/bash", []string{"bash", "-c", script}, &syscall.ProcAttr{
 		Env:   []string{tok.Env(), "PATH=" + os.Getenv("PATH")},
 		Files: []uintptr{0, 1, 2},
 		Sys:   &syscall.SysProcAttr{Setsid: true},
 	})
 	require.NoError(t, err)
-	return StartWaiter(pid, sigchld), tok
+	return StartWaiter(pid), tok
 }
 
 func subreaper(t *testing.T) *Containment {

@@ -2,10 +2,7 @@
 
 package reaper
 
-import (
-	"os"
-	"time"
-)
+import "time"
 
 // Containment is unavailable on this system; see ErrUnsupported.
 type Containment struct{}
@@ -32,4 +29,4 @@ func (c *Containment) Name() string { return "none" }
 func (c *Containment) Cleanup(w *Waiter, d Deadlines) Report { return Report{Tier: "none"} }
 
 // StartWaiter returns an inert Waiter.
-func StartWaiter(leader int, sigchld <-chan os.Signal) *Waiter { return &Waiter{} }
+func StartWaiter(leader int) *Waiter { return &Waiter{} }

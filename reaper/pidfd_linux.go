@@ -73,3 +73,17 @@ func openVerified(d *procDir, p proc) (int, error) {
 	}
 	return fd, nil
 }
+
+// kill sends sig to pid. Only for children of shellsup, with the Waiter
+// pinned (see Waiter.Pin): then the pid cannot have been reused.
+func kill(pid int, sig unix.Signal) error {
+	for {
+		err := unix.Kill(pid, sig)
+		if err != unix.EINTR {
+			if err != nil {
+				return os.NewSyscallError("kill", err)
+			}
+			return nil
+		}
+	}
+}

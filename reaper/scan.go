@@ -1,6 +1,7 @@
 package reaper
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -74,6 +75,36 @@ func (d *procDir) listable() error {
 			return fmt.Errorf("no process entries in %s: %w", d.root, err)
 		}
 	}
+}
+
+// children lists the children of pid from the children files of all its
+// threads (/proc/PID/task/TID/children: a child forked by a non-leader
+// thread is listed only under that thread). proc(5) warns the files can
+// miss a child while siblings exit: callers treat the list as a hint.
+func (d *procDir) children(pid int) ([]int, error) {
+	taskDir := d.root + "/" + strconv.Itoa(pid) + "/task"
+	dir, err := os.Open(taskDir)
+	if err != nil {
+		return nil, err
+	}
+	tids, err := dir.Readdirnames(-1)
+	dir.Close() // read-only
+	if err != nil {
+		return nil, fmt.Errorf("listing %s: %w", taskDir, err)
+	}
+	var out []int
+	for _, tid := range tids {
+		b, err := os.ReadFile(taskDir + "/" + tid + "/children")
+		if err != nil {
+			continue // the thread exited
+		}
+		for _, f := range bytes.Fields(b) {
+			if c, err := strconv.Atoi(string(f)); err == nil {
+				out = append(out, c)
+			}
+		}
+	}
+	return out, nil
 }
 
 // all lists every process in the pid namespace. Processes that vanish

@@ -1,9 +1,7 @@
 package reaper
 
 import (
-	"os"
 	"sync"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -12,30 +10,28 @@ import (
 // every child as soon as it exits (the command's leader, bash, and every
 // orphan reparented to shellsup as subreaper), records the leader's status,
 // and reports when no child is left.
+//
+// It blocks in waitid(P_ALL, WNOWAIT) until some child has exited, then
+// reaps every exited child with wait4(WNOHANG). A blocking wait cannot miss
+// an exit, so no SIGCHLD handling is involved (SIGCHLDs coalesce; a design
+// driven by them must loop and poll to be safe).
 type Waiter struct {
 	leader  int
-	wake    <-chan os.Signal
 	exited  chan struct{} // closed when the leader is reaped
 	empty   chan struct{} // closed when wait reports ECHILD
-	reaped  chan struct{} // pulsed after each batch of reaps
+	reapMu  sync.Mutex    // held around each reap; see Pin
 	mu      sync.Mutex
 	status  unix.WaitStatus
 	nReaped int
 }
 
-// tick bounds how long a lost SIGCHLD can delay a reap.
-const tick = 50 * time.Millisecond
-
-// StartWaiter starts the waiting goroutine. leader is bash's pid; sigchld
-// must have been registered with signal.Notify for SIGCHLD before the
-// leader was forked, so no exit is missed.
-func StartWaiter(leader int, sigchld <-chan os.Signal) *Waiter {
+// StartWaiter starts the waiting goroutine for the children of this
+// process; leader is bash's pid. Start it right after the leader is forked.
+func StartWaiter(leader int) *Waiter {
 	w := &Waiter{
 		leader: leader,
-		wake:   sigchld,
 		exited: make(chan struct{}),
 		empty:  make(chan struct{}),
-		reaped: make(chan struct{}, 1),
 	}
 	go w.loop()
 	return w
@@ -47,9 +43,6 @@ func (w *Waiter) LeaderExited() <-chan struct{} { return w.exited }
 // Empty is closed once shellsup has no child left. With the subreaper bit
 // set that means no descendant is left.
 func (w *Waiter) Empty() <-chan struct{} { return w.empty }
-
-// Reaped pulses (non-blocking, coalescing) after children were reaped.
-func (w *Waiter) Reaped() <-chan struct{} { return w.reaped }
 
 // LeaderStatus is the leader's wait status; valid once LeaderExited is closed.
 func (w *Waiter) LeaderStatus() unix.WaitStatus {
@@ -65,12 +58,37 @@ func (w *Waiter) Count() int {
 	return w.nReaped
 }
 
+// Pin runs f while no child is reaped. Until f returns, every pid that
+// names a child of shellsup keeps naming that child (running or zombie):
+// the kernel frees a child's pid only when it is reaped. f may therefore
+// signal children by pid. f must be short; it delays reaping.
+func (w *Waiter) Pin(f func()) {
+	w.reapMu.Lock()
+	defer w.reapMu.Unlock()
+	f()
+}
+
+// isChild reports whether pid names a child of shellsup that has not been
+// reaped. It peeks with WNOWAIT and consumes no status: loop stays the only
+// reaper. Call it pinned, or the answer may be stale.
+func (w *Waiter) isChild(pid int) bool {
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT|unix.WALL, nil)
+		if err != unix.EINTR {
+			return err == nil
+		}
+	}
+}
+
 func (w *Waiter) loop() {
-	t := time.NewTicker(tick)
-	defer t.Stop()
 	leaderSeen := false
 	for {
-		none, leader := w.reapAll()
+		none := !waitExited()
+		var leader bool
+		if !none {
+			none, leader = w.reapAll()
+		}
 		// Empty is closed before LeaderExited, so whoever sees the leader
 		// gone also sees whether the rest of the tree is already gone.
 		if none {
@@ -85,42 +103,47 @@ func (w *Waiter) loop() {
 		if none {
 			return
 		}
-		select {
-		case <-w.wake:
-		case <-t.C:
+	}
+}
+
+// waitExited blocks until some child has exited, without reaping it, and
+// reports false when there is no child at all (ECHILD).
+func waitExited() bool {
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOWAIT|unix.WALL, nil)
+		switch err {
+		case nil:
+			return true
+		case unix.EINTR:
+			continue
+		case unix.ECHILD:
+			return false
+		default:
+			// waitid fails otherwise only on bad arguments; the reap loop
+			// that follows reports ECHILD if there is nothing to wait for.
+			return true
 		}
 	}
 }
 
 // reapAll reaps every child that has exited, and reports whether no child
-// is left and whether the leader was among those reaped. SIGCHLDs coalesce,
-// so one wake-up can stand for many exits.
+// is left and whether the leader was among those reaped.
 func (w *Waiter) reapAll() (none, leader bool) {
-	n := 0
-	defer func() {
-		if n > 0 {
-			select {
-			case w.reaped <- struct{}{}:
-			default:
-			}
-		}
-	}()
 	for {
 		var ws unix.WaitStatus
 		// __WALL also reaps clone children whose exit signal is not SIGCHLD.
+		w.reapMu.Lock()
 		pid, err := unix.Wait4(-1, &ws, unix.WNOHANG|unix.WALL, nil)
+		w.reapMu.Unlock()
 		switch {
 		case err == unix.EINTR:
 			continue
 		case err == unix.ECHILD:
 			return true, leader
-		case err != nil:
-			// wait4 fails otherwise only on bad arguments; retry on the next tick.
-			return false, leader
-		case pid <= 0:
+		case err != nil || pid <= 0:
 			return false, leader
 		}
-		n++
 		if w.record(pid, ws) {
 			leader = true
 		}

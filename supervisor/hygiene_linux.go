@@ -35,12 +35,12 @@ func closeInheritedFds() error {
 
 // signalSet holds the channels of every signal shellsup handles.
 type signalSet struct {
-	chld   chan os.Signal // reaper wake-ups
 	cancel chan os.Signal // SIGTERM, SIGINT, SIGHUP
 	ignore chan os.Signal // SIGPIPE and job-control signals
 }
 
-// notifySignals registers for signals before the first fork. Notify (never
+// notifySignals registers for signals before the first fork. (SIGCHLD is
+// not among them: the reaper blocks in waitid instead.) Notify (never
 // Ignore) matters for the command's hygiene: a signal with a Go handler is
 // reset to SIG_DFL in the child, whereas an inherited SIG_IGN that Go does
 // not take over (SIGHUP and SIGINT) would leak into bash. SIGPIPE is
@@ -51,11 +51,9 @@ type signalSet struct {
 // Ctrl-Z.
 func notifySignals() *signalSet {
 	s := &signalSet{
-		chld:   make(chan os.Signal, 1),
 		cancel: make(chan os.Signal, 4),
 		ignore: make(chan os.Signal, 1),
 	}
-	signal.Notify(s.chld, syscall.SIGCHLD)
 	signal.Notify(s.cancel, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	// Received and dropped (the channel is never read): a closed stdout is
 	// learnt from EPIPE.

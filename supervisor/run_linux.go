@@ -50,7 +50,7 @@ func run(cfg Config, stdio Stdio, out *output) int {
 	if err != nil {
 		return s.spawnFailed(err)
 	}
-	w := reaper.StartWaiter(c.pid, sigs.chld)
+	w := reaper.StartWaiter(c.pid)
 	s.announce(c, cont)
 	d := startDrain(c, s.capture, out.progress)
 	s.watchCancels(stdio.Stdin, sigs)

@@ -124,8 +124,18 @@ func teardown() {
 	fmt.Printf("| kill+reap %d setsid sleepers: cgroup.kill vs shellsup cleanup (%d runs) | %s | %s | %.2f× | ≤ 1.2× |\n", n, *heavy, ms(b), ms(s), float64(s)/float64(b))
 }
 
+// settle is how long both teardown runs let 500 freshly started sleepers
+// finish starting before they are killed.
+const settle = 500 * time.Millisecond
+
 func shellsupCleanup(n int) time.Duration {
-	cmd := exec.Command(*bin, "--frames", "--", fmt.Sprintf("for i in $(seq %d); do setsid sleep 300 & done", n))
+	// bash waits until every sleeper has exec'd sleep and then lets their
+	// start-up (the dynamic loader) finish, so the cleanup is measured on a
+	// settled tree, as the cgroup baseline is.
+	script := fmt.Sprintf(`for i in $(seq %d); do setsid sleep 300 & done
+for p in $(jobs -p); do c=; until [ "$c" = sleep ]; do read -r c < /proc/$p/comm; done; done
+sleep %g`, n, settle.Seconds())
+	cmd := exec.Command(*bin, "--frames", "--", script)
 	cmd.Env = env()
 	out, err := cmd.Output()
 	if err != nil {
@@ -178,6 +188,7 @@ func cgroupKill(n int) (time.Duration, error) {
 		}
 		cmds = append(cmds, c)
 	}
+	time.Sleep(settle) // as the shellsup run does
 	start := time.Now()
 	if err := os.WriteFile(filepath.Join(dir, "cgroup.kill"), []byte("1"), 0); err != nil {
 		return 0, fmt.Errorf("cgroup.kill: %w", err)
