@@ -36,8 +36,15 @@ bench: build ## measure shellsup against baselines run side by side
 	@py=$$(.ci/find-python) && SHELLSUP_BIN=$(CURDIR)/$(BIN) $$py bindings/python/bench_overhead.py
 
 demo: build ## run a command that leaves a setsid daemon, a background job and a TERM-ignorer behind
-	@mkdir -p $(DEMO_HOME)
-	HOME=$(DEMO_HOME) $(BIN) --grace 1 -- 'setsid sleep 300 & sleep 300 & (trap "" TERM; exec sleep 300) & echo "left behind: $$(pgrep -s 0 -c) in my session + a setsid daemon"; exit 0'
+	@rm -rf $(DEMO_HOME) && mkdir -p $(DEMO_HOME)
+	HOME=$(DEMO_HOME) $(BIN) --grace 1 -- '\
+	  setsid sleep 300 & echo $$! >> ~/pids;                 \
+	  sleep 300 & echo $$! >> ~/pids;                        \
+	  (trap "" TERM; exec sleep 300) & echo $$! >> ~/pids;   \
+	  echo "bash exits now, leaving a setsid daemon, a background job and a TERM-ignorer: $$(echo $$(cat ~/pids))"'
+	@for p in $$(cat $(DEMO_HOME)/pids); do \
+	  if kill -0 $$p 2>/dev/null; then echo "pid $$p is still alive"; exit 1; fi; done; \
+	  echo "after shellsup: none of $$(echo $$(cat $(DEMO_HOME)/pids)) is alive"
 
 wheel: build ## build a platform wheel with the static binary inside, in dist/
 	@py=$$(.ci/find-python) && $$py bindings/python/build_wheel.py --binary $(BIN) --out dist

@@ -95,6 +95,10 @@ type sweep struct {
 	targets map[int]*target // by pid
 	order   []*target       // discovery order: parents before children
 	rep     Report
+	// unsettled is set by a visit that saw a process it could not verify
+	// (its parent changed between the scan and the pidfd: it was being
+	// reparented). Such a round is not a fixpoint, whatever else it found.
+	unsettled bool
 }
 
 func (s *sweep) empty() bool {
@@ -135,7 +139,7 @@ func (s *sweep) term(graceEnd time.Time) {
 		return
 	}
 	for round := 0; round < maxTermRounds && !s.empty(); round++ {
-		if s.signalAll(s.visit(true), termed, unix.SIGTERM, unix.SIGCONT) == 0 {
+		if s.signalAll(s.visit(true), termed, unix.SIGTERM, unix.SIGCONT) == 0 && !s.unsettled {
 			return
 		}
 	}
@@ -147,7 +151,7 @@ func (s *sweep) kill(hardEnd time.Time) {
 	killed := func(t *target) bool { return t.killed }
 	for !s.empty() && time.Now().Before(hardEnd) {
 		for !s.empty() && time.Now().Before(hardEnd) {
-			if s.signalAll(s.visit(true), stoppedOrKilled, unix.SIGSTOP) == 0 {
+			if s.signalAll(s.visit(true), stoppedOrKilled, unix.SIGSTOP) == 0 && !s.unsettled {
 				break
 			}
 		}
@@ -212,6 +216,7 @@ func (t *target) counted() bool {
 // when signalAll checks it again.
 func (s *sweep) visit(full bool) []*target {
 	s.rep.Rounds++
+	s.unsettled = false
 	var live []*target
 	s.w.Pin(func() {
 		kids, err := s.dir.children(s.self)
@@ -304,7 +309,11 @@ func (s *sweep) open(p proc) *target {
 	fd, err := openVerified(&s.dir, p)
 	t := &target{proc: p, fd: fd}
 	if err != nil {
-		if gone(err) || errors.Is(err, errReused) {
+		if errors.Is(err, errReused) {
+			s.unsettled = true // a reparented process, or a reused pid: look again
+			return nil
+		}
+		if gone(err) {
 			return nil
 		}
 		t.fd, t.signalErr = -1, err // reported if it is still there at the end
