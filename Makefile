@@ -27,8 +27,13 @@ test-python: build ## the Python binding's pytest suite against bin/shellsup
 	@py=$$(.ci/find-python) && echo "python: $$py" && \
 	SHELLSUP_BIN=$(CURDIR)/$(BIN) $$py -m pytest -q bindings/python/tests
 
-stress: build ## run the race-prone tests many times (-count=20)
-	$(GO) test -race -count=20 -run 'Race|Cancel|Timeout|Forker|Parent|Signal' ./cmd/... ./bindings/go/... ./reaper/...
+# The race-prone tests: cancels racing timeouts and forks, parent deaths,
+# signals, and the cleanup's own tests.
+STRESS_RUN := TestCancelRace|TestFastForker|TestParent|TestSignalsToShellsupCancel|TestTimeoutWinsOverLaterExit|TestTermIgnorerKilledAtGrace|TestCleanup|TestOpenVerified|TestRunCancel|TestRunTimeout|TestHarnessKilled|TestProgressErrorCancels
+STRESS_COUNT ?= 20
+
+stress: build ## run the race-prone tests many times (STRESS_COUNT=20)
+	$(GO) test -race -count=$(STRESS_COUNT) -run '$(STRESS_RUN)' ./cmd/shellsup/ ./reaper/ ./bindings/go/
 
 bench: build ## measure shellsup against baselines run side by side
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./decoder/ | grep -E 'Benchmark|ok'

@@ -15,8 +15,7 @@ from typing import Any, Callable, Optional
 from . import _frames, _run
 from ._errors import EXEC_FAILED, PROTOCOL, ShellsupError
 from ._result import SkillResult
-from ._run import _add_note
-from ._session import Session
+from ._session import Session, add_note, unconfirmed
 from ._validate import Request
 
 
@@ -56,7 +55,7 @@ class AsyncRun:
                 break  # the pump's own failure: raised by pump.result() below
         if cancelled is not None:
             if self._proc is not None and not self._session.done:
-                _add_note(cancelled, "shellsup: " + self._unconfirmed())
+                add_note(cancelled, "shellsup: " + unconfirmed(self._how(), self._stderr))
             raise cancelled
         return pump.result()
 
@@ -197,21 +196,8 @@ class AsyncRun:
             self._pending = exc
 
     def _outcome(self) -> SkillResult:
-        session = self._session
-        if self._pending is not None:
-            if not session.done:
-                _add_note(self._pending, "shellsup: " + self._unconfirmed())
-            raise self._pending
-        if session.error is not None:
-            raise session.error
-        if session.result is not None:
-            return session.result
-        raise ShellsupError("protocol: " + self._unconfirmed(), PROTOCOL)
+        return self._session.outcome(self._pending, self._how(), self._stderr)
 
-    def _unconfirmed(self) -> str:
-        proc = self._proc
-        code = proc.returncode if proc is not None else None
-        how = "was killed by the binding" if self._killed else f"exited with status {code}"
-        tail = bytes(self._stderr).decode("utf-8", "replace").strip()
-        return f"shellsup {how} without reporting a result; its stderr: {tail[-1000:]!r}"
-
+    def _how(self) -> str:
+        code = self._proc.returncode if self._proc is not None else None
+        return "was killed by the binding" if self._killed else f"exited with status {code}"

@@ -213,26 +213,9 @@ class Run:
                 pipe.close()
 
     def _outcome(self) -> SkillResult:
-        session = self._session
-        if self._pending is not None:
-            if not session.done:
-                _add_note(self._pending, "shellsup: " + self._unconfirmed())
-            raise self._pending
-        if session.error is not None:
-            raise session.error
-        if session.result is not None:
-            return session.result
-        raise ShellsupError("protocol: " + self._unconfirmed(), PROTOCOL)
+        return self._session.outcome(self._pending, self._how(), self._stderr)
 
-    def _unconfirmed(self) -> str:
+    def _how(self) -> str:
         proc = self._proc
         assert proc is not None
-        how = "was killed by the binding" if self._killed else f"exited with status {proc.returncode}"
-        tail = bytes(self._stderr).decode("utf-8", "replace").strip()
-        return f"shellsup {how} without reporting a result; its stderr: {tail[-1000:]!r}"
-
-
-def _add_note(exc: BaseException, note: str) -> None:
-    add = getattr(exc, "add_note", None)  # Python 3.11+
-    if add is not None:
-        add(note)
+        return "was killed by the binding" if self._killed else f"exited with status {proc.returncode}"
