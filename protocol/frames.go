@@ -98,15 +98,17 @@ type Straggler struct {
 // Cleanup reports what the cleanup did. It is the extra key of the totals
 // frame, beside the 13 result keys.
 type Cleanup struct {
-	Tier          string      `msgpack:"tier"`          // the containment tier used, as in Start.Containment
-	Trigger       string      `msgpack:"trigger"`       // what ended the run: "exit", "timeout" or "cancel"
-	Signalled     int         `msgpack:"signalled"`     // distinct processes sent SIGTERM or SIGKILL
-	Killed        int         `msgpack:"killed"`        // distinct processes sent SIGKILL
-	Reaped        int         `msgpack:"reaped"`        // children reaped by shellsup, bash included
-	Rounds        int         `msgpack:"rounds"`        // enumeration passes over /proc
-	Stragglers    []Straggler `msgpack:"stragglers"`    // empty when nothing survived
-	Ms            int64       `msgpack:"ms"`            // time spent in cleanup
-	DrainTimedOut bool        `msgpack:"drainTimedOut"` // a pipe was still held open after the tree was gone
+	Tier       string      `msgpack:"tier"`       // the containment tier used, as in Start.Containment
+	Trigger    string      `msgpack:"trigger"`    // what ended the run: "exit", "timeout" or "cancel"
+	Signalled  int         `msgpack:"signalled"`  // distinct processes sent SIGTERM or SIGKILL
+	Killed     int         `msgpack:"killed"`     // distinct processes sent SIGKILL
+	Reaped     int         `msgpack:"reaped"`     // children reaped by shellsup, bash included
+	Rounds     int         `msgpack:"rounds"`     // enumeration passes over /proc
+	Stragglers []Straggler `msgpack:"stragglers"` // empty when nothing survived; at most 100
+	// StragglersOmitted counts stragglers beyond the 100 listed.
+	StragglersOmitted int   `msgpack:"stragglersOmitted"`
+	Ms                int64 `msgpack:"ms"`            // time spent in cleanup
+	DrainTimedOut     bool  `msgpack:"drainTimedOut"` // a pipe was still held open after the tree was gone
 }
 
 // Totals is the last frame of every run that started, sent exactly once.

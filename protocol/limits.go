@@ -2,6 +2,8 @@ package protocol
 
 import (
 	"fmt"
+
+	"github.com/shellsup/shellsup/decoder"
 	"math"
 	"strconv"
 	"unicode/utf8"
@@ -27,15 +29,25 @@ type ValidationError struct {
 
 func (e *ValidationError) Error() string { return e.Msg }
 
-func invalid(format string, a ...any) error {
+// Invalidf returns a *ValidationError with the formatted message.
+func Invalidf(format string, a ...any) error {
 	return &ValidationError{Msg: fmt.Sprintf(format, a...)}
+}
+
+// ValidateBudget checks a capture budget: from the marker's length plus
+// one byte (decoder.MinBudget) to decoder.MaxBudget.
+func ValidateBudget(budget int, shown string) error {
+	if decoder.ValidateBudget(budget) != nil {
+		return Invalidf("budget must be at least %d and at most %d bytes (got %s)", decoder.MinBudget, decoder.MaxBudget, shown)
+	}
+	return nil
 }
 
 // ValidateTimeout checks a timeout in seconds: finite, > 0 and <= 600.
 // shown is the value as the user wrote it, quoted back in the error.
 func ValidateTimeout(seconds float64, shown string) error {
 	if math.IsNaN(seconds) || seconds <= 0 || seconds > MaxTimeout {
-		return invalid("timeout must be greater than 0 and at most %g seconds (got %s)", MaxTimeout, shown)
+		return Invalidf("timeout must be greater than 0 and at most %g seconds (got %s)", MaxTimeout, shown)
 	}
 	return nil
 }
@@ -44,7 +56,7 @@ func ValidateTimeout(seconds float64, shown string) error {
 // and <= 60.
 func ValidateGrace(seconds float64, shown string) error {
 	if math.IsNaN(seconds) || seconds < 0 || seconds > MaxGrace {
-		return invalid("grace must be at least 0 and at most %g seconds (got %s)", MaxGrace, shown)
+		return Invalidf("grace must be at least 0 and at most %g seconds (got %s)", MaxGrace, shown)
 	}
 	return nil
 }
@@ -55,11 +67,11 @@ func ValidateGrace(seconds float64, shown string) error {
 func ValidateCommand(command string) error {
 	switch {
 	case command == "":
-		return invalid("command must be a non-empty string (got \"\")")
+		return Invalidf("command must be a non-empty string (got \"\")")
 	case len(command) > MaxCommandBytes:
-		return invalid("command is %d bytes; the kernel passes at most %d bytes (128 KiB, MAX_ARG_STRLEN, with the NUL) in one argument", len(command), MaxCommandBytes+1)
+		return Invalidf("command is %d bytes; the kernel passes at most %d bytes (128 KiB, MAX_ARG_STRLEN, with the NUL) in one argument", len(command), MaxCommandBytes+1)
 	case !utf8.ValidString(command):
-		return invalid("command must be valid UTF-8 (got %s)", strconv.QuoteToASCII(clip(command)))
+		return Invalidf("command must be valid UTF-8 (got %s)", strconv.QuoteToASCII(clip(command)))
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -227,6 +228,15 @@ func (s *sweep) visit(full bool) []*target {
 		for _, pid := range kids {
 			isChild[pid] = true
 		}
+		// The children files can miss a child (proc(5): while siblings
+		// exit; or always, without CONFIG_PROC_CHILDREN). A child already
+		// tracked is asked directly.
+		for pid, t := range s.targets {
+			if t.child && !isChild[pid] && s.w.isChild(pid) {
+				isChild[pid] = true
+				kids = append(kids, pid)
+			}
+		}
 		var pids []int
 		if full {
 			if pids, err = s.dir.pids(); err != nil {
@@ -257,7 +267,10 @@ func (s *sweep) visit(full bool) []*target {
 			}
 			p, err := s.dir.stat(pid)
 			if err != nil {
-				continue // exited while being read
+				if !gone(err) {
+					s.unsettled = true // unreadable (EMFILE?): this round cannot be a fixpoint
+				}
+				continue
 			}
 			if p.ppid == s.self {
 				isChild[pid] = true // reparented to shellsup after the children files were read
@@ -285,7 +298,10 @@ func (s *sweep) visit(full bool) []*target {
 			m := queue[0]
 			queue = queue[1:]
 			for _, p := range byParent[m] {
-				if p.dead() || members[p.pid] {
+				// State Z is kept: a multi-threaded process whose leader
+				// thread exited shows Z while its other threads run, and
+				// signals to it reach them. A true zombie just ignores them.
+				if p.state == 'X' || members[p.pid] {
 					continue
 				}
 				if s.open(p) != nil {
@@ -379,15 +395,23 @@ func (s *sweep) stragglers() []Straggler {
 	}
 	out := make([]Straggler, 0, len(procs))
 	for _, p := range procs {
-		st := Straggler{Pid: p.pid, Comm: p.comm, State: string(p.state), Reason: "still alive after SIGKILL"}
-		if t := s.targets[p.pid]; t != nil && t.signalErr != nil {
-			st.Reason = "could not be signalled: " + t.signalErr.Error()
-		}
-		switch p.state {
-		case 'D':
+		// comm is cut at 15 bytes by the kernel, maybe inside a character:
+		// frames carry only valid UTF-8.
+		st := Straggler{Pid: p.pid, Comm: strings.ToValidUTF8(p.comm, "\uFFFD"), State: string(p.state)}
+		t := s.targets[p.pid]
+		switch {
+		case p.state == 'D' && t != nil && t.killed:
 			st.Reason = "uninterruptible sleep (D state); SIGKILL pending"
-		case 'Z':
+		case p.state == 'D':
+			st.Reason = "uninterruptible sleep (D state)"
+		case t != nil && t.signalErr != nil:
+			st.Reason = "could not be signalled: " + t.signalErr.Error()
+		case p.state == 'Z':
 			st.Reason = "zombie whose parent survives"
+		case t != nil && t.killed:
+			st.Reason = "still alive after SIGKILL"
+		default:
+			st.Reason = "appeared too late to be signalled before the deadline"
 		}
 		out = append(out, st)
 	}

@@ -6,10 +6,12 @@
 // SIGTERM and SIGCONT to every descendant, waits up to a grace period for
 // the tree to empty, then stops the tree (SIGSTOP, walked to a fixpoint so a
 // forking tree cannot outrun it) and kills it (SIGKILL), repeating until
-// wait reports ECHILD or a hard deadline passes. Every signal goes through a
-// pidfd whose process was verified against the start time seen in /proc, so
-// a reused PID is never signalled. Exactly one goroutine, the Waiter's,
-// waits for children.
+// wait reports ECHILD or a hard deadline passes. A reused PID is never
+// signalled: shellsup's own children are signalled by pid only while the
+// Waiter is pinned (an unreaped child's pid cannot be reused), every other
+// descendant through a pidfd verified against the start time seen in /proc.
+// Exactly one goroutine, the Waiter's, reaps children. docs/cleanup.md
+// gives the algorithm and the argument.
 //
 // The non-goal: work handed to a process outside the tree (systemd-run, an
 // existing tmux server, at, docker) is not a descendant and is not found;

@@ -24,7 +24,7 @@ var probePidfd = sync.OnceValue(func() error {
 
 func pidfdOpen(pid int) (int, error) {
 	for {
-		fd, err := unix.PidfdOpen(pid, unix.PIDFD_NONBLOCK)
+		fd, err := unix.PidfdOpen(pid, 0) // PIDFD_NONBLOCK would need Linux 5.10; the pidfd is never waited on
 		if err != unix.EINTR {
 			if err != nil {
 				return -1, os.NewSyscallError("pidfd_open", err)

@@ -56,10 +56,6 @@ func parseStat(pid int, data []byte) (proc, error) {
 	return p, nil
 }
 
-// dead reports whether the process has exited (a zombie awaiting its
-// parent's wait, or on its way out): signals no longer reach it.
-func (p proc) dead() bool { return p.state == 'Z' || p.state == 'X' }
-
 var errShortStat = errors.New("too few fields")
 
 // nextField splits off the next space-separated token.

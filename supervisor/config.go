@@ -1,7 +1,6 @@
 package supervisor
 
 import (
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -107,10 +106,7 @@ func parseBudget(s string) (int, error) {
 	if err != nil {
 		return 0, invalid("budget must be a whole number of bytes, at least %d and at most %d (got %q)", decoder.MinBudget, decoder.MaxBudget, s)
 	}
-	if decoder.ValidateBudget(v) != nil {
-		return 0, invalid("budget must be at least %d and at most %d bytes (got %s)", decoder.MinBudget, decoder.MaxBudget, s)
-	}
-	return v, nil
+	return v, protocol.ValidateBudget(v, s)
 }
 
 // resolveCwd makes dir absolute (against shellsup's own working directory)
@@ -143,9 +139,8 @@ func resolveCwd(dir string) (string, error) {
 	return abs, nil
 }
 
-func invalid(format string, a ...any) error {
-	return &protocol.ValidationError{Msg: fmt.Sprintf(format, a...)}
-}
+// invalid is a validation error: it quotes the value and says what is allowed.
+var invalid = protocol.Invalidf
 
 func quoteAll(ss []string) string {
 	q := make([]string, len(ss))

@@ -38,11 +38,12 @@ func watchControl(r io.Reader, cancel func(reason string)) {
 				cancel(protocol.ReasonRequest)
 			}
 			continue
-		case errors.As(err, &fe):
+		case errors.As(err, &fe) && (!errors.Is(err, protocol.ErrTruncated) || errors.Is(err, io.ErrUnexpectedEOF)):
 			// Oversized, malformed, or cut off by the end of the stream.
 			cancel(protocol.ReasonProtocol)
 		default:
-			// io.EOF between frames, or a read error.
+			// io.EOF between frames, or a read error (ECONNRESET on a
+			// socket): the parent is gone.
 			cancel(protocol.ReasonParentGone)
 		}
 		return

@@ -63,7 +63,7 @@ func summary(t *protocol.Totals, code int) string {
 	fmt.Fprintf(&b, " in %.3fs; cleanup: %d descendants signalled (%d killed), %d reaped in %dms",
 		float64(t.DurationMs)/1000, c.Signalled, c.Killed, c.Reaped, c.Ms)
 	if len(c.Stragglers) > 0 {
-		fmt.Fprintf(&b, ", %d STRAGGLERS:", len(c.Stragglers))
+		fmt.Fprintf(&b, ", %d STRAGGLERS:", len(c.Stragglers)+c.StragglersOmitted)
 		for _, s := range c.Stragglers {
 			fmt.Fprintf(&b, " %d(%s, %s: %s)", s.Pid, s.Comm, s.State, s.Reason)
 		}
@@ -73,7 +73,7 @@ func summary(t *protocol.Totals, code int) string {
 		b.WriteString(" (truncated)")
 	}
 	if c.DrainTimedOut {
-		b.WriteString("; output pipe held open by a process outside the tree")
+		b.WriteString("; an output pipe was still held open after the cleanup")
 	}
 	fmt.Fprintf(&b, "; exit code %d", code)
 	return b.String()

@@ -16,6 +16,9 @@ const (
 	killBudget = 3 * time.Second        // stop-and-kill loop after the grace
 	drainGrace = 500 * time.Millisecond // pipes held open by something outside the tree
 	goneFlush  = time.Second            // writing totals to a parent that is gone
+	// maxStragglers keeps totals well inside one 1 MiB frame however many
+	// processes survive; the rest are counted.
+	maxStragglers = 100
 )
 
 // ending is what stopped the run; the first cause wins.
@@ -30,7 +33,8 @@ type session struct {
 	out     *output
 	capture *decoder.Capture
 	cancels chan string
-	started time.Time
+	started time.Time // bash spawned
+	cleaned time.Time // cleanup over
 }
 
 // run is the plan of a run, one step per line. Before spawn any failure is
@@ -57,6 +61,7 @@ func run(cfg Config, stdio Stdio, out *output) int {
 	end := s.awaitEnding(w)
 	s.notice(end)
 	rep := cont.Cleanup(w, reaper.Deadlines{Grace: cfg.graceDuration(), Kill: killBudget})
+	s.cleaned = time.Now()
 	drainTimedOut := d.finish(drainGrace)
 	return s.finish(w, end, rep, drainTimedOut)
 }
@@ -159,21 +164,26 @@ func (s *session) notice(end ending) {
 
 // finish writes the totals (or the summary line) and returns the exit code.
 func (s *session) finish(w *reaper.Waiter, end ending, rep reaper.Report, drainTimedOut bool) int {
-	<-s.out.flush() // every progress frame written, so progressBytes is final
+	// After parent-gone nobody may be reading: writing must not block
+	// shellsup's exit for ever on a full pipe.
+	var deadline <-chan time.Time
+	if end.reason == protocol.ReasonParentGone {
+		deadline = time.After(goneFlush)
+	}
+	flushed := func() bool {
+		select {
+		case <-s.out.flush():
+			return true
+		case <-deadline:
+			return false
+		}
+	}
+	flushed() // every progress frame written, so progressBytes is final
 	totals := s.totals(w, end, rep, drainTimedOut)
 	code := exitCode(totals, end, rep)
 	s.out.frame(totals)
 	s.out.line(summary(totals, code))
-	done := s.out.flush()
-	if end.reason == protocol.ReasonParentGone {
-		// Nobody may be reading: do not wait forever on a full pipe.
-		select {
-		case <-done:
-		case <-time.After(goneFlush):
-		}
-	} else {
-		<-done
-	}
+	flushed()
 	return code
 }
 
@@ -183,13 +193,18 @@ func (s *session) totals(w *reaper.Waiter, end ending, rep reaper.Report, drainT
 		Command: s.cfg.Command, Cwd: s.cfg.Cwd, Stdout: t.Stdout, Stderr: t.Stderr,
 		Cancelled: end.trigger == "cancel", TimedOut: end.trigger == "timeout", Truncated: t.Truncated,
 		TotalBytes: t.TotalBytes, CapturedBytes: t.CapturedBytes, ProgressBytes: t.ProgressBytes,
-		DurationMs: time.Since(s.started).Milliseconds(),
+		DurationMs: s.cleaned.Sub(s.started).Milliseconds(),
+	}
+	select {
+	case <-w.Empty():
+		<-w.LeaderExited() // closed right after Empty, by the same goroutine
+	default:
 	}
 	if exited(w) {
 		res.ExitCode, res.Signal = statusOf(w.LeaderStatus())
 	}
-	stragglers := make([]protocol.Straggler, 0, len(rep.Stragglers))
-	for _, st := range rep.Stragglers {
+	stragglers := make([]protocol.Straggler, 0, min(len(rep.Stragglers), maxStragglers))
+	for _, st := range rep.Stragglers[:min(len(rep.Stragglers), maxStragglers)] {
 		stragglers = append(stragglers, protocol.Straggler{Pid: st.Pid, Comm: st.Comm, State: st.State, Reason: st.Reason})
 	}
 	return &protocol.Totals{
@@ -198,7 +213,8 @@ func (s *session) totals(w *reaper.Waiter, end ending, rep reaper.Report, drainT
 		Cleanup: protocol.Cleanup{
 			Tier: rep.Tier, Trigger: end.trigger, Signalled: rep.Signalled, Killed: rep.Killed,
 			Reaped: w.Count(), Rounds: rep.Rounds, Stragglers: stragglers,
-			Ms: rep.Duration.Milliseconds(), DrainTimedOut: drainTimedOut,
+			StragglersOmitted: len(rep.Stragglers) - len(stragglers),
+			Ms:                rep.Duration.Milliseconds(), DrainTimedOut: drainTimedOut,
 		},
 	}
 }

@@ -26,18 +26,19 @@ type child struct {
 
 // execError is bash failing to start; the kernel's errno tells why.
 type execError struct {
-	errno   syscall.Errno
-	message string
+	errno       syscall.Errno
+	bashMissing bool // ENOENT was about /bin/bash, not the working directory
+	message     string
 }
 
 func (e *execError) Error() string { return e.message }
 
 // exitCode is 127 when bash is missing, 126 when it cannot be executed.
 func (e *execError) exitCode() int {
-	if e.errno == syscall.ENOENT {
-		return 127
+	if e.errno == syscall.ENOENT && e.bashMissing {
+		return ExitNotFound
 	}
-	return 126
+	return ExitCannotExec
 }
 
 // spawn starts /bin/bash -lc COMMAND in a new session, in cfg.Cwd, with
@@ -55,8 +56,8 @@ func spawn(cfg Config) (*child, error) {
 	}
 	errR, errW, err := outputPipe()
 	if err != nil {
-		outR.Close()
-		unix.Close(outW)
+		outR.Close()     // unused read end: nothing to flush
+		unix.Close(outW) // unused write end
 		return nil, err
 	}
 	argv := []string{bashPath, "-lc", cfg.Command}
@@ -71,9 +72,9 @@ func spawn(cfg Config) (*child, error) {
 	unix.Close(outW) // the parent's copies of the write ends: EOF comes when the tree's are gone
 	unix.Close(errW)
 	if err != nil {
-		outR.Close()
+		outR.Close() // nothing was written: no child
 		errR.Close()
-		return nil, describeExecError(err, argv, env)
+		return nil, describeExecError(err, argv, env, cfg.Cwd)
 	}
 	return &child{pid: pid, stdout: outR, stderr: errR}, nil
 }
@@ -128,10 +129,15 @@ func childEnv(env []string, cwd string) []string {
 
 // describeExecError names why the kernel refused to run bash, with the
 // sizes that matter for E2BIG.
-func describeExecError(err error, argv, env []string) error {
+func describeExecError(err error, argv, env []string, cwd string) error {
 	var errno syscall.Errno
 	if !errors.As(err, &errno) {
 		return fmt.Errorf("start %s: %w", bashPath, err)
+	}
+	// The child reports one errno for chdir and execve alike; a working
+	// directory removed since validation is the other ENOENT.
+	if st, serr := os.Stat(cwd); errno == syscall.ENOENT && (serr != nil || !st.IsDir()) {
+		return &execError{errno: errno, message: fmt.Sprintf("chdir %q: the working directory vanished before bash started", cwd)}
 	}
 	msg := fmt.Sprintf("exec %s: %v (%s)", bashPath, errno, unix.ErrnoName(errno))
 	if errno == syscall.E2BIG {
@@ -146,7 +152,7 @@ func describeExecError(err error, argv, env []string) error {
 		msg += fmt.Sprintf(": the command is %d bytes, the environment %d bytes in %d variables (longest %d bytes), %d bytes in all; the kernel allows at most %d bytes per string and %d bytes of arguments and environment in all",
 			len(argv[2]), envBytes, len(env), longest, argBytes+envBytes, 131072, argMax())
 	}
-	return &execError{errno: errno, message: msg}
+	return &execError{errno: errno, bashMissing: errno == syscall.ENOENT, message: msg}
 }
 
 // argMax is the kernel's limit on arguments plus environment

@@ -165,11 +165,7 @@ func validateBudget(b int) error {
 	if b == 0 {
 		return nil
 	}
-	if err := decoder.ValidateBudget(b); err != nil {
-		msg := fmt.Sprintf("budget must be at least %d and at most %d bytes (got %d)", decoder.MinBudget, decoder.MaxBudget, b)
-		return errors.Join(&protocol.ValidationError{Msg: msg}, err)
-	}
-	return nil
+	return protocol.ValidateBudget(b, strconv.Itoa(b))
 }
 
 // validateCwd checks what shellsup would refuse, so that nothing is

@@ -51,15 +51,17 @@ type Result struct {
 
 // Cleanup reports shellsup's cleanup of one run.
 type Cleanup struct {
-	Tier          string        // the containment that guarded the run, e.g. "subreaper"
-	Trigger       string        // what ended the run: "exit", "timeout" or "cancel"
-	Signalled     int           // distinct processes sent SIGTERM or SIGKILL
-	Killed        int           // distinct processes sent SIGKILL
-	Reaped        int           // children reaped by shellsup, bash included
-	Rounds        int           // enumeration passes over /proc
-	Stragglers    []Straggler   // processes that could not be removed; empty on a clean run
-	Duration      time.Duration // time spent in cleanup, in whole milliseconds
-	DrainTimedOut bool          // a pipe stayed open after the tree was gone (held from outside it)
+	Tier       string      // the containment that guarded the run, e.g. "subreaper"
+	Trigger    string      // what ended the run: "exit", "timeout" or "cancel"
+	Signalled  int         // distinct processes sent SIGTERM or SIGKILL
+	Killed     int         // distinct processes sent SIGKILL
+	Reaped     int         // children reaped by shellsup, bash included
+	Rounds     int         // enumeration passes over /proc
+	Stragglers []Straggler // processes that could not be removed; empty on a clean run; at most 100
+	// StragglersOmitted counts stragglers beyond the 100 listed.
+	StragglersOmitted int
+	Duration          time.Duration // time spent in cleanup, in whole milliseconds
+	DrainTimedOut     bool          // a pipe stayed open after the tree was gone (held from outside it)
 }
 
 // Straggler is a process shellsup could not remove before its deadline,
@@ -72,7 +74,7 @@ type Straggler struct {
 }
 
 // Clean reports whether cleanup left nothing behind.
-func (c Cleanup) Clean() bool { return len(c.Stragglers) == 0 }
+func (c Cleanup) Clean() bool { return len(c.Stragglers) == 0 && c.StragglersOmitted == 0 }
 
 // resultOf converts the totals frame.
 func resultOf(t *protocol.Totals) Result {
@@ -96,7 +98,8 @@ func cleanupOf(c protocol.Cleanup) Cleanup {
 	out := Cleanup{
 		Tier: c.Tier, Trigger: c.Trigger, Signalled: c.Signalled, Killed: c.Killed, Reaped: c.Reaped,
 		Rounds: c.Rounds, Duration: time.Duration(c.Ms) * time.Millisecond, DrainTimedOut: c.DrainTimedOut,
-		Stragglers: make([]Straggler, 0, len(c.Stragglers)),
+		StragglersOmitted: c.StragglersOmitted,
+		Stragglers:        make([]Straggler, 0, len(c.Stragglers)),
 	}
 	for _, s := range c.Stragglers {
 		out.Stragglers = append(out.Stragglers, Straggler{Pid: s.Pid, Comm: s.Comm, State: s.State, Reason: s.Reason})

@@ -26,6 +26,7 @@ ROWS = [
     ("command-empty", dict(command=""), 'command must be a non-empty string (got "")'),
     ("command-none", dict(command=None), "command must be a non-empty string (got None of type NoneType)"),
     ("command-bytes", dict(command=b"echo"), "command must be a non-empty string (got b'echo' of type bytes)"),
+    ("command-nul", dict(command="echo a\0b"), "command must not contain a NUL byte"),
     ("command-200KiB", dict(command="x" * 200 * 1024),
      "command is 204800 bytes; the kernel passes at most 131072 bytes (128 KiB, MAX_ARG_STRLEN, with the NUL) in one argument"),
     ("command-131072", dict(command="é" * 65536), "command is 131072 bytes;"),

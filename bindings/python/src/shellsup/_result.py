@@ -42,7 +42,7 @@ class SkillResult(dict):
       ``"signal"``, ``"parent-gone"``, ``"protocol"``), or None.
     - ``cleanup``: what cleanup did, a dict with ``tier``, ``trigger``,
       ``signalled``, ``killed``, ``reaped``, ``rounds``, ``stragglers``,
-      ``ms`` and ``drainTimedOut``. ``stragglers`` lists processes that could
+      ``ms``, ``drainTimedOut`` and ``stragglersOmitted``. ``stragglers`` lists processes that could
       not be killed; it is empty when nothing survived.
     """
 

@@ -103,6 +103,8 @@ def check_command(command: Any) -> str:
             f"command is {size} bytes; the kernel passes at most {ARG_LIMIT} bytes "
             "(128 KiB, MAX_ARG_STRLEN, with the NUL) in one argument"
         )
+    if "\0" in command:
+        raise invalid(f"command must not contain a NUL byte: the kernel ends an argument there (got {quote(command)})")
     return command
 
 

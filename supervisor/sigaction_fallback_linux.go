@@ -1,0 +1,8 @@
+//go:build linux && !amd64 && !arm64
+
+package supervisor
+
+// resetIgnoredSignals is a no-op where the kernel's struct sigaction layout
+// is not spelled out here: an inherited SIG_IGN for signals 32 and 34, or
+// for the job-control signals, then reaches bash.
+func resetIgnoredSignals() {}
