@@ -1,12 +1,16 @@
 package decoder
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/shellsup/shellsup/request"
+)
 
 // Capture owns the one budget that stdout and stderr share, and the text captured under it.
 //
 // Text is taken in arrival order across both streams, up to the budget minus the marker, which is
 // reserved up front. When a stream's newly decoded text does not fit, its largest prefix that ends
-// on a whole code point is taken, then [Marker] is appended to that stream, once. From then on the
+// on a whole code point is taken, then [request.Marker] is appended to that stream, once. From then on the
 // Capture is spent: nothing more is captured on either stream, and Write only counts raw bytes.
 // The captured text of both streams together, marker included, never exceeds the budget.
 //
@@ -40,7 +44,7 @@ func NewCapture(budget int) (*Capture, error) {
 	if err := ValidateBudget(budget); err != nil {
 		return nil, err // already says what was wrong, with the package prefix
 	}
-	m := Marker(budget)
+	m := request.Marker(budget)
 	return &Capture{marker: m, room: budget - len(m)}, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shellsup/shellsup/decoder"
+	"github.com/shellsup/shellsup/request"
 )
 
 // split cuts data into the chunk sizes cuts describes: each byte of cuts, in turn and cycling, is
@@ -61,13 +62,13 @@ func FuzzDecoder(f *testing.F) {
 func FuzzCapture(f *testing.F) {
 	f.Add(uint32(0), []byte("hello \xE2\x82\xAC world \xFF\xF0\x9F\x98\x80"), []byte{0x30, 0x31, 0x20, 0x0E, 0xF1})
 	f.Add(uint32(1), []byte(strings.Repeat("é€😀\xFF", 40)), []byte{0x50, 0x51, 0x70, 0x71, 0x0F})
-	f.Add(uint32(2*decoder.DefaultBudget+1), []byte(strings.Repeat("x", 300)), []byte{0xF0, 0xF1})
+	f.Add(uint32(2*request.DefaultBudget+1), []byte(strings.Repeat("x", 300)), []byte{0xF0, 0xF1})
 	f.Add(uint32(6), []byte("\xE2\x82"), []byte{0x20, 0x0E})
 	f.Add(uint32(6), []byte("aaaa\xF0\x9F\x98\x80tx"), []byte{0x30, 0x11}) // room 4 filled, then a held-back prefix
 	f.Fuzz(func(t *testing.T, budgetSeed uint32, data, script []byte) {
-		budget := decoder.MinBudget + int(budgetSeed>>1)%(decoder.MaxBudget-decoder.MinBudget+1)
+		budget := request.MinBudget + int(budgetSeed>>1)%(request.MaxBudget-request.MinBudget+1)
 		if budgetSeed&1 == 0 { // small budgets, so that short inputs overflow
-			budget = decoder.MinBudget + int(budgetSeed>>1)%200
+			budget = request.MinBudget + int(budgetSeed>>1)%200
 		}
 		c, err := decoder.NewCapture(budget)
 		require.NoError(t, err)
@@ -115,7 +116,7 @@ func FuzzCapture(f *testing.F) {
 // truncated; otherwise a prefix of it, and that the stream that overflowed took as much as fitted.
 func checkPrefixes(t *testing.T, tot decoder.Totals, budget int, raw [2][]byte) {
 	t.Helper()
-	marker := decoder.Marker(budget)
+	marker := request.Marker(budget)
 	texts := [2]string{tot.Stdout, tot.Stderr}
 	if !tot.Truncated {
 		for s := range texts {
@@ -150,7 +151,7 @@ type model struct {
 }
 
 func newModel(budget int) *model {
-	m := decoder.Marker(budget)
+	m := request.Marker(budget)
 	return &model{room: budget - len(m), marker: m}
 }
 

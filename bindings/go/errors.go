@@ -55,7 +55,7 @@ type Error struct {
 	// seconds (got 0s)". The text of Err, if any, is already in it.
 	Message string
 	// Err is the underlying cause, for errors.Is and errors.As: a
-	// *protocol.ValidationError, a *protocol.FrameError, an
+	// *request.ValidationError, a *protocol.FrameError, an
 	// *exec.ExitError, exec.ErrNotFound, a syscall.Errno... It may be nil.
 	Err error
 }

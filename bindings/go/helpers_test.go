@@ -152,9 +152,9 @@ func awaitLine(t *testing.T, lines <-chan string, prefix string, within time.Dur
 	}
 }
 
-// request returns a Request for command whose processes carry a fresh leak
+// newRequest returns a Request for command whose processes carry a fresh leak
 // token, with a clean HOME, and checks for leaks when the test ends.
-func request(t *testing.T, command string) Request {
+func newRequest(t *testing.T, command string) Request {
 	t.Helper()
 	tok := reapertest.NewToken()
 	t.Cleanup(func() { reapertest.Check(t, tok) })

@@ -10,15 +10,14 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/shellsup/shellsup/decoder"
-	"github.com/shellsup/shellsup/protocol"
+	"github.com/shellsup/shellsup/request"
 )
 
 // Defaults applied to a zero Request field.
 const (
-	DefaultTimeout = time.Duration(protocol.DefaultTimeout * float64(time.Second)) // 120 s
-	DefaultGrace   = time.Duration(protocol.DefaultGrace * float64(time.Second))   // 2 s, applied by shellsup
-	DefaultBudget  = decoder.DefaultBudget                                         // 65536 bytes
+	DefaultTimeout = time.Duration(request.DefaultTimeout * float64(time.Second)) // 120 s
+	DefaultGrace   = time.Duration(request.DefaultGrace * float64(time.Second))   // 2 s, applied by shellsup
+	DefaultBudget  = request.DefaultBudget                                        // 65536 bytes
 )
 
 // Stream names passed to Request.Progress.
@@ -33,7 +32,7 @@ const (
 type Request struct {
 	// Command is the bash -c string; shellsup runs /bin/bash -lc Command
 	// with stdin /dev/null. It must be non-empty, valid UTF-8, free of NUL
-	// bytes and at most protocol.MaxCommandBytes (131071) bytes: the kernel
+	// bytes and at most request.MaxCommandBytes (131071) bytes: the kernel
 	// passes at most 128 KiB, NUL included, in one argument.
 	Command string
 
@@ -55,8 +54,8 @@ type Request struct {
 
 	// Budget is the capture budget in bytes, shared by stdout and stderr
 	// (SPEC section 4). 0 means DefaultBudget (65536); otherwise it must
-	// hold the truncation marker plus one byte (at least decoder.MinBudget)
-	// and be at most decoder.MaxBudget (512 KiB).
+	// hold the truncation marker plus one byte (at least request.MinBudget)
+	// and be at most request.MaxBudget (512 KiB).
 	Budget int
 
 	// Grace is how long cleanup waits between SIGTERM and SIGKILL. nil
@@ -127,20 +126,20 @@ func (r Request) validate() (config, error) {
 
 // invalid wraps a validation failure in an *Error.
 func invalid(err error) *Error {
-	var ve *protocol.ValidationError
+	var ve *request.ValidationError
 	if !errors.As(err, &ve) {
-		ve = &protocol.ValidationError{Msg: err.Error()}
+		ve = &request.ValidationError{Msg: err.Error()}
 		err = errors.Join(ve, err)
 	}
 	return newError(CategoryValidation, ve.Msg, err)
 }
 
 func validateCommand(command string) error {
-	if err := protocol.ValidateCommand(command); err != nil {
+	if err := request.ValidateCommand(command); err != nil {
 		return err
 	}
 	if i := strings.IndexByte(command, 0); i >= 0 {
-		return &protocol.ValidationError{Msg: fmt.Sprintf("command must not contain a NUL byte (found at byte %d of %s)", i, clip(command))}
+		return &request.ValidationError{Msg: fmt.Sprintf("command must not contain a NUL byte (found at byte %d of %s)", i, clip(command))}
 	}
 	return nil
 }
@@ -151,21 +150,21 @@ func validateTimeout(d *time.Duration) error {
 		*d = DefaultTimeout
 		return nil
 	}
-	return protocol.ValidateTimeout(d.Seconds(), d.String())
+	return request.ValidateTimeout(d.Seconds(), d.String())
 }
 
 func validateGrace(g *time.Duration) error {
 	if g == nil {
 		return nil
 	}
-	return protocol.ValidateGrace(g.Seconds(), g.String())
+	return request.ValidateGrace(g.Seconds(), g.String())
 }
 
 func validateBudget(b int) error {
 	if b == 0 {
 		return nil
 	}
-	return protocol.ValidateBudget(b, strconv.Itoa(b))
+	return request.ValidateBudget(b, strconv.Itoa(b))
 }
 
 // validateCwd checks what shellsup would refuse, so that nothing is
@@ -175,16 +174,16 @@ func validateCwd(dir string) error {
 		return nil
 	}
 	if strings.IndexByte(dir, 0) >= 0 || !utf8.ValidString(dir) {
-		return &protocol.ValidationError{Msg: fmt.Sprintf("cwd must be a valid UTF-8 path without NUL bytes (got %s)", clip(dir))}
+		return &request.ValidationError{Msg: fmt.Sprintf("cwd must be a valid UTF-8 path without NUL bytes (got %s)", clip(dir))}
 	}
 	st, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return &protocol.ValidationError{Msg: fmt.Sprintf("cwd %q does not exist", dir)}
+		return &request.ValidationError{Msg: fmt.Sprintf("cwd %q does not exist", dir)}
 	case err != nil:
-		return &protocol.ValidationError{Msg: fmt.Sprintf("cwd %q cannot be used: %v", dir, err)}
+		return &request.ValidationError{Msg: fmt.Sprintf("cwd %q cannot be used: %v", dir, err)}
 	case !st.IsDir():
-		return &protocol.ValidationError{Msg: fmt.Sprintf("cwd %q is not a directory", dir)}
+		return &request.ValidationError{Msg: fmt.Sprintf("cwd %q is not a directory", dir)}
 	}
 	return nil
 }
@@ -192,7 +191,7 @@ func validateCwd(dir string) error {
 func validateEnv(env []string) error {
 	for i, kv := range env {
 		if strings.IndexByte(kv, 0) >= 0 {
-			return &protocol.ValidationError{Msg: fmt.Sprintf("env entry %d must not contain a NUL byte (got %s)", i, clip(kv))}
+			return &request.ValidationError{Msg: fmt.Sprintf("env entry %d must not contain a NUL byte (got %s)", i, clip(kv))}
 		}
 	}
 	return nil

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/shellsup/shellsup/protocol"
+	"github.com/shellsup/shellsup/request"
 	"github.com/shellsup/shellsup/supervisor"
 )
 
@@ -81,7 +82,7 @@ func parseArgs(argv []string) (supervisor.Args, error) {
 		if errors.Is(err, flag.ErrHelp) {
 			return a, err
 		}
-		return a, &protocol.ValidationError{Msg: describeFlagError(err) + "; see shellsup --help"}
+		return a, &request.ValidationError{Msg: describeFlagError(err) + "; see shellsup --help"}
 	}
 	if *showVersion {
 		return a, errVersion

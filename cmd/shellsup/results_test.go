@@ -18,6 +18,7 @@ import (
 
 	"github.com/shellsup/shellsup/protocol"
 	"github.com/shellsup/shellsup/reaper/reapertest"
+	"github.com/shellsup/shellsup/request"
 )
 
 func TestExitCodes(t *testing.T) {
@@ -300,8 +301,8 @@ func TestNoControlChannelOnDevNull(t *testing.T) {
 }
 
 func TestCommandAtTheArgumentLimit(t *testing.T) {
-	command := ": " + strings.Repeat("x", protocol.MaxCommandBytes-len(": ; echo ok")) + "; echo ok"
-	require.Len(t, command, protocol.MaxCommandBytes)
+	command := ": " + strings.Repeat("x", request.MaxCommandBytes-len(": ; echo ok")) + "; echo ok"
+	require.Len(t, command, request.MaxCommandBytes)
 	r := runShellsup(t, opts{command: command})
 	tot := requireTotals(t, r)
 	assert.Equal(t, "ok\n", tot.Stdout)
