@@ -5,7 +5,7 @@
 // turning their own input (flag text, time.Duration) into plain numbers.
 //
 // The guarantee: every refusal is a *ValidationError whose message quotes
-// the bad value and says what is allowed (README, "Limits"), and a request
+// the bad value and says what is allowed (README, "Command line"), and a request
 // these validators accept is one shellsup runs.
 //
 // The non-goal: the package parses no text and touches no file or process;
