@@ -24,7 +24,14 @@ const (
 	ReasonProtocol   = "protocol"    // a malformed or oversized control frame
 )
 
-// Error categories carried by the error frame (SPEC section 3).
+// Triggers carried by totals.cleanup.trigger: what ended the run.
+const (
+	TriggerExit    = "exit"    // bash exited
+	TriggerTimeout = "timeout" // the timeout fired first
+	TriggerCancel  = "cancel"  // a cancel came first
+)
+
+// Error categories carried by the error frame (README, "Frames mode").
 const (
 	CategoryValidation             = "validation"
 	CategoryContainmentUnavailable = "containment_unavailable"
@@ -99,7 +106,7 @@ type Straggler struct {
 // frame, beside the 13 result keys.
 type Cleanup struct {
 	Tier       string      `msgpack:"tier"`       // the containment tier used, as in Start.Containment
-	Trigger    string      `msgpack:"trigger"`    // what ended the run: "exit", "timeout" or "cancel"
+	Trigger    string      `msgpack:"trigger"`    // what ended the run: TriggerExit, TriggerTimeout or TriggerCancel
 	Signalled  int         `msgpack:"signalled"`  // distinct processes sent SIGTERM or SIGKILL
 	Killed     int         `msgpack:"killed"`     // distinct processes sent SIGKILL
 	Reaped     int         `msgpack:"reaped"`     // children reaped by shellsup, bash included

@@ -35,9 +35,9 @@ func exitCode(t *protocol.Totals, end ending, rep reaper.Report) int {
 	switch {
 	case !rep.Clean() || t.ExitCode == nil:
 		return ExitFailed
-	case end.trigger == "timeout":
+	case end.trigger == byTimeout:
 		return ExitTimedOut
-	case end.trigger == "cancel":
+	case end.trigger == byCancel:
 		return ExitCancelled
 	}
 	return *t.ExitCode

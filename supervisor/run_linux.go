@@ -21,10 +21,31 @@ const (
 	maxStragglers = 100
 )
 
+// trigger is the cause that ended the run: the first of bash's exit, the
+// timeout and a cancel; bash's exit wins a tie (see doc.go).
+type trigger int
+
+const (
+	byExit trigger = iota + 1
+	byTimeout
+	byCancel
+)
+
+// word is the trigger as totals.cleanup.trigger carries it.
+func (t trigger) word() string {
+	switch t {
+	case byTimeout:
+		return protocol.TriggerTimeout
+	case byCancel:
+		return protocol.TriggerCancel
+	}
+	return protocol.TriggerExit
+}
+
 // ending is what stopped the run; the first cause wins.
 type ending struct {
-	trigger string // "exit", "timeout" or "cancel"
-	reason  string // the cancel reason
+	trigger trigger
+	reason  string // the cancel reason, when trigger is byCancel
 }
 
 // session is one run in progress.
@@ -127,17 +148,17 @@ func (s *session) awaitEnding(w *reaper.Waiter) ending {
 	defer timer.Stop()
 	select {
 	case <-w.LeaderExited():
-		return ending{trigger: "exit"}
+		return ending{trigger: byExit}
 	case <-timer.C:
 		if exited(w) { // bash finished in the same instant: it made it
-			return ending{trigger: "exit"}
+			return ending{trigger: byExit}
 		}
-		return ending{trigger: "timeout"}
+		return ending{trigger: byTimeout}
 	case reason := <-s.cancels:
 		if exited(w) {
-			return ending{trigger: "exit"}
+			return ending{trigger: byExit}
 		}
-		return ending{trigger: "cancel", reason: reason}
+		return ending{trigger: byCancel, reason: reason}
 	}
 }
 
@@ -153,10 +174,10 @@ func exited(w *reaper.Waiter) bool {
 // notice reports a timeout or cancel before the cleanup starts.
 func (s *session) notice(end ending) {
 	switch end.trigger {
-	case "timeout":
+	case byTimeout:
 		s.out.frame(&protocol.Timeout{Timeout: s.cfg.Timeout})
 		s.out.line(fmt.Sprintf("shellsup: timed out after %gs; cleaning up", s.cfg.Timeout))
-	case "cancel":
+	case byCancel:
 		s.out.frame(&protocol.Cancel{Reason: end.reason})
 		s.out.line(fmt.Sprintf("shellsup: cancelled (%s); cleaning up", end.reason))
 	}
@@ -191,7 +212,7 @@ func (s *session) totals(w *reaper.Waiter, end ending, rep reaper.Report, drainT
 	t := s.capture.Totals()
 	res := protocol.Result{
 		Command: s.cfg.Command, Cwd: s.cfg.Cwd, Stdout: t.Stdout, Stderr: t.Stderr,
-		Cancelled: end.trigger == "cancel", TimedOut: end.trigger == "timeout", Truncated: t.Truncated,
+		Cancelled: end.trigger == byCancel, TimedOut: end.trigger == byTimeout, Truncated: t.Truncated,
 		TotalBytes: t.TotalBytes, CapturedBytes: t.CapturedBytes, ProgressBytes: t.ProgressBytes,
 		DurationMs: s.cleaned.Sub(s.started).Milliseconds(),
 	}
@@ -211,7 +232,7 @@ func (s *session) totals(w *reaper.Waiter, end ending, rep reaper.Report, drainT
 		Result:       res,
 		CancelReason: end.reason,
 		Cleanup: protocol.Cleanup{
-			Tier: rep.Tier, Trigger: end.trigger, Signalled: rep.Signalled, Killed: rep.Killed,
+			Tier: rep.Tier, Trigger: end.trigger.word(), Signalled: rep.Signalled, Killed: rep.Killed,
 			Reaped: w.Count(), Rounds: rep.Rounds, Stragglers: stragglers,
 			StragglersOmitted: len(rep.Stragglers) - len(stragglers),
 			Ms:                rep.Duration.Milliseconds(), DrainTimedOut: drainTimedOut,
