@@ -284,16 +284,6 @@ func TestCaptureSpentOnlyCounts(t *testing.T) {
 	assert.Equal(t, before.CapturedBytes, after.CapturedBytes)
 }
 
-func TestCaptureDelivered(t *testing.T) {
-	c, err := decoder.NewCapture(request.DefaultBudget)
-	require.NoError(t, err)
-	c.Delivered(len(c.Write(decoder.Stdout, []byte("héllo"))))
-	c.Write(decoder.Stderr, []byte("lost")) // delivery failed: not recorded
-	tot := c.Totals()
-	assert.Equal(t, int64(6), tot.ProgressBytes)
-	assert.Equal(t, int64(10), tot.CapturedBytes)
-}
-
 // TestCaptureConcurrentReaders drives a Capture from two goroutines, as the supervisor's pipe
 // readers do, with chunk sizes that split code points. Run it under -race.
 func TestCaptureConcurrentReaders(t *testing.T) {

@@ -93,7 +93,6 @@ func newSession(cfg Config, out *output) *session {
 		panic(fmt.Sprintf("budget %d passed validation: %v", cfg.Budget, err)) // Validate checked it
 	}
 	s := &session{cfg: cfg, out: out, capture: capture, cancels: make(chan string, 8), started: time.Now()}
-	out.delivered = capture.Delivered
 	out.onFail = func() { s.cancel(protocol.ReasonParentGone) }
 	return s
 }
@@ -213,7 +212,7 @@ func (s *session) totals(w *reaper.Waiter, end ending, rep reaper.Report, drainT
 	res := protocol.Result{
 		Command: s.cfg.Command, Cwd: s.cfg.Cwd, Stdout: t.Stdout, Stderr: t.Stderr,
 		Cancelled: end.trigger == byCancel, TimedOut: end.trigger == byTimeout, Truncated: t.Truncated,
-		TotalBytes: t.TotalBytes, CapturedBytes: t.CapturedBytes, ProgressBytes: t.ProgressBytes,
+		TotalBytes: t.TotalBytes, CapturedBytes: t.CapturedBytes, ProgressBytes: s.out.progressBytes(),
 		DurationMs: s.cleaned.Sub(s.started).Milliseconds(),
 	}
 	select {
