@@ -9,6 +9,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/shellsup/shellsup/internal/linux"
 )
 
 const bashPath = "/bin/bash"
@@ -56,8 +58,9 @@ func spawn(cfg Config) (*child, error) {
 	}
 	errR, errW, err := outputPipe()
 	if err != nil {
-		outR.Close()     // unused read end: nothing to flush
-		unix.Close(outW) // unused write end
+		// Nothing was written to either end; a failed close loses nothing.
+		outR.Close()
+		unix.Close(outW)
 		return nil, err
 	}
 	argv := []string{bashPath, "-lc", cfg.Command}
@@ -69,7 +72,9 @@ func spawn(cfg Config) (*child, error) {
 		Sys:   &syscall.SysProcAttr{Setsid: true},
 	}
 	pid, err := forkExecUnmasked(argv, attr)
-	unix.Close(outW) // the parent's copies of the write ends: EOF comes when the tree's are gone
+	// The parent's copies of the write ends: EOF comes when the tree's are
+	// gone. shellsup never wrote to them, so a failed close loses nothing.
+	unix.Close(outW)
 	unix.Close(errW)
 	if err != nil {
 		outR.Close() // nothing was written: no child
@@ -83,16 +88,16 @@ func spawn(cfg Config) (*child, error) {
 // the Go runtime, and whose write end, for the child, stays blocking.
 func outputPipe() (*os.File, int, error) {
 	var p [2]int
-	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
-		return nil, -1, os.NewSyscallError("pipe2", err)
+	if err := linux.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+		return nil, -1, err
 	}
 	// A bigger pipe halves the wake-ups of a chatty command; the kernel may
 	// refuse (per-user pipe quota), and the default 64 KiB then serves.
-	_, _ = unix.FcntlInt(uintptr(p[0]), unix.F_SETPIPE_SZ, pipeSize)
-	if err := unix.SetNonblock(p[0], true); err != nil {
-		unix.Close(p[0])
+	_, _ = linux.SetPipeSize(p[0], pipeSize)
+	if err := linux.SetNonblock(p[0], true); err != nil {
+		unix.Close(p[0]) // fresh and unused: a failed close loses nothing
 		unix.Close(p[1])
-		return nil, -1, os.NewSyscallError("fcntl", err)
+		return nil, -1, err
 	}
 	return os.NewFile(uintptr(p[0]), "pipe"), p[1], nil
 }
@@ -161,8 +166,8 @@ func describeExecError(err error, argv, env []string, cwd string) error {
 func argMax() uint64 {
 	const ceiling, floor = 6 << 20, 128 << 10
 	var rl unix.Rlimit
-	if err := unix.Getrlimit(unix.RLIMIT_STACK, &rl); err != nil {
-		return ceiling
+	if err := linux.Getrlimit(unix.RLIMIT_STACK, &rl); err != nil {
+		return ceiling // only explains an E2BIG: assume the largest limit
 	}
 	return max(min(rl.Cur/4, ceiling), floor)
 }
