@@ -3,8 +3,6 @@
 package main
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,8 +21,8 @@ import (
 func runHostile(t *testing.T, command string) string {
 	t.Helper()
 	tok := reapertest.NewToken()
-	cmd := exec.Command(os.Args[0], "--frames", "--", command)
-	cmd.Env = append(baseEnv(tok), helperVar+"=exec-shellsup", "SHELLSUP_TEST_BIN="+shellsupBin,
+	cmd := helpers.Command("exec-shellsup", "--frames", "--", command)
+	cmd.Env = append(baseEnv(tok), helpers.Env("exec-shellsup"), "SHELLSUP_TEST_BIN="+shellsupBin,
 		"SHELLSUP_TEST_CANARY="+filepath.Join(t.TempDir(), "canary"))
 	raw, err := cmd.Output()
 	require.NoError(t, err)
@@ -77,8 +75,8 @@ func TestSignalStateIsClean(t *testing.T) {
 // TestHostileHarnessIsHostile is the control for the two tests above: the
 // helper's inherited state does reach a command started without shellsup.
 func TestHostileHarnessIsHostile(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "-c", "ls -l /proc/$$/fd; exec grep -E '^Sig(Blk|Ign):' /proc/self/status")
-	cmd.Env = append(os.Environ(), helperVar+"=exec-shellsup", "SHELLSUP_TEST_BIN=/bin/bash",
+	cmd := helpers.Command("exec-shellsup", "-c", "ls -l /proc/$$/fd; exec grep -E '^Sig(Blk|Ign):' /proc/self/status")
+	cmd.Env = append(cmd.Env, "SHELLSUP_TEST_BIN=/bin/bash",
 		"SHELLSUP_TEST_CANARY="+filepath.Join(t.TempDir(), "canary"))
 	out, err := cmd.Output()
 	require.NoError(t, err)

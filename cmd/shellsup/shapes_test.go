@@ -39,9 +39,9 @@ func shapes(t *testing.T) []shape {
 		{name: "set -m jobs in other process groups", setup: "set -m; sleep 300 & sleep 300 & set +m", min: 2},
 		{name: "50-level chain", setup: chain + " 50 & while ! pgrep -s 0 -x sleep >/dev/null; do sleep 0.01; done", slow: true, min: 51},
 		{name: "300 wide", setup: "for i in $(seq 300); do sleep 300 & done", slow: true, min: 300},
-		{name: "zombie maker", setup: inBackground(helperCommand("zombies"), filepath.Join(dir, "zombies")), min: 1},
-		{name: "fork from a non-leader thread", setup: inBackground(helperCommand("thread-fork"), filepath.Join(dir, "thread-fork")), min: 2},
-		{name: "nested subreaper dies leaving orphans", setup: helperCommand("subreaper-orphans"), min: 1},
+		{name: "zombie maker", setup: inBackground(helpers.Shell("zombies"), filepath.Join(dir, "zombies")), min: 1},
+		{name: "fork from a non-leader thread", setup: inBackground(helpers.Shell("thread-fork"), filepath.Join(dir, "thread-fork")), min: 2},
+		{name: "nested subreaper dies leaving orphans", setup: helpers.Shell("subreaper-orphans"), min: 1},
 	}
 }
 

@@ -24,12 +24,15 @@ type Config struct {
 	Helpers *Helpers // may be nil: no helper programs
 	Builds  []Build
 	Home    *string // if not nil, receives an empty directory to use as HOME
+	// Setup, if not nil, runs after the builds, before the tests (to point
+	// environment variables at what was built, say).
+	Setup func() error
 }
 
 // Main is a TestMain: it runs the helper the environment names, if any;
 // otherwise it makes the test binary a child subreaper, builds cfg.Builds
-// (CGO_ENABLED=0) into a temporary directory, creates the clean HOME, runs
-// the tests, and on a full run fails the suite if a registered helper was
+// (CGO_ENABLED=0) into a temporary directory, creates the clean HOME, calls
+// cfg.Setup, runs the tests, and on a full run fails the suite if a registered helper was
 // never started. It does not return.
 func Main(m *testing.M, cfg Config) {
 	cfg.Helpers.runIfAsked()
@@ -75,6 +78,11 @@ func prepare(cfg Config) (string, error) {
 		*cfg.Home = filepath.Join(dir, "home")
 		if err := os.Mkdir(*cfg.Home, 0o755); err != nil {
 			return dir, fmt.Errorf("creating a clean HOME: %w", err)
+		}
+	}
+	if cfg.Setup != nil {
+		if err := cfg.Setup(); err != nil {
+			return dir, fmt.Errorf("setting up: %w", err)
 		}
 	}
 	return dir, nil
