@@ -66,5 +66,6 @@ vet: ## go vet for Linux and darwin, and gofmt
 	GOOS=darwin $(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 
-clean: ## remove build output
-	rm -rf bin dist
+clean: ## remove what the build, the tests and the wheel leave
+	rm -rf bin dist bindings/python/build
+	find . -name '*.egg-info' -prune -exec rm -rf {} +

@@ -53,7 +53,7 @@ func FuzzDecoder(f *testing.F) {
 }
 
 // FuzzCapture drives a Capture with a random budget and a random interleaving of the two streams,
-// checks the invariants of SPEC section 4, and compares every emit with an independent model.
+// checks the invariants of the README's "Output capture", and compares every emit with an independent model.
 //
 // script is read one byte per step: bit 0 picks the stream; bits 1-3 equal to 7 close it (EOF is
 // final: later steps on a closed stream are skipped); otherwise bits 4-7 (n) write the next n*n
@@ -169,7 +169,7 @@ func (m *model) close(s decoder.Stream) {
 	}
 }
 
-// offer takes the part of text not seen before as far as the budget allows, per SPEC section 4.
+// offer takes the part of text not seen before as far as the budget allows, per the README's "Output capture".
 func (m *model) offer(s decoder.Stream, text string) {
 	if !strings.HasPrefix(text, m.seen[s]) {
 		panic(fmt.Sprintf("model: %v text %+q does not extend %+q", s, text, m.seen[s]))

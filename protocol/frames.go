@@ -76,8 +76,8 @@ type Cancel struct {
 	Reason string `msgpack:"reason,omitempty"`
 }
 
-// Result holds the 13 result keys of SPEC section 6, the keys of the
-// shell.run skill that shellsup replaces.
+// Result holds the 13 result keys (README, "Frames mode"), the keys of
+// the shell.run skill that shellsup replaces.
 type Result struct {
 	Command       string  `msgpack:"command"`
 	Cwd           string  `msgpack:"cwd"`

@@ -8,7 +8,7 @@ import (
 	"github.com/shellsup/shellsup/request"
 )
 
-// Exit codes of shellsup besides the command's own status (SPEC section 2).
+// Exit codes of shellsup besides the command's own status (README, "Command line").
 const (
 	ExitTimedOut   = 124
 	ExitFailed     = 125 // shellsup itself failed: validation, containment, internal

@@ -10,7 +10,7 @@ import (
 )
 
 // Error categories. The first four are the categories of shellsup's error
-// frame (SPEC section 3); the last two are the binding's own.
+// frame (README, "Frames mode"); the last two are the binding's own.
 const (
 	// CategoryValidation: the request was refused before anything was
 	// spawned (a bad command, timeout, grace, budget, cwd or env).

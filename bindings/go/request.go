@@ -53,7 +53,7 @@ type Request struct {
 	Env []string
 
 	// Budget is the capture budget in bytes, shared by stdout and stderr
-	// (SPEC section 4). 0 means DefaultBudget (65536); otherwise it must
+	// (README, "Output capture"). 0 means DefaultBudget (65536); otherwise it must
 	// hold the truncation marker plus one byte (at least request.MinBudget)
 	// and be at most request.MaxBudget (512 KiB).
 	Budget int

@@ -6,22 +6,22 @@ import (
 	"github.com/shellsup/shellsup/protocol"
 )
 
-// Result is the report of a run that happened: the result keys of SPEC
-// section 6 as Go fields, plus how it was cancelled and what the cleanup
+// Result is the report of a run that happened: the result keys (README,
+// "Frames mode") as Go fields, plus how it was cancelled and what the cleanup
 // did. When Run returns a Result, shellsup has killed and reaped every
 // process the command started, or listed it in Cleanup.Stragglers.
 type Result struct {
 	Command string // the command as given
 	Cwd     string // the working directory, resolved and absolute
-	Stdout  string // captured stdout text (SPEC section 4), marker included
+	Stdout  string // captured stdout text (README, "Output capture"), marker included
 	Stderr  string // captured stderr text
 
 	// ExitCode is bash's exit status, or 128+N if signal N ended bash. It is
 	// -1 only if shellsup never learned bash's status: bash itself could not
-	// be killed and is listed in Cleanup.Stragglers (SPEC: exitCode null).
+	// be killed and is listed in Cleanup.Stragglers (exitCode null in the totals frame).
 	ExitCode int
 	// Signal is the name of the signal that ended bash ("SIGKILL"), or ""
-	// if bash exited by itself (SPEC: signal null).
+	// if bash exited by itself (signal null in the totals frame).
 	Signal string
 
 	// Cancelled and TimedOut say how the run was stopped; at most one is
