@@ -16,7 +16,8 @@
 // ignored: a cancel after the timeout fired changes nothing, and only the
 // first cancel reason is reported. Exit wins a tie: if the timeout fires or
 // a cancel arrives when bash has already exited, the run ended by exit
-// (trigger "exit", bash's status, neither timedOut nor cancelled).
+// (trigger "exit", bash's status, neither timedOut nor cancelled); the
+// README ("Frames mode") states the same rule for users.
 //
 // The non-goal: it is not a sandbox. The command runs with shellsup's
 // user, environment and filesystem; work handed to daemons outside the
