@@ -23,24 +23,26 @@ import (
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "0.1.0"
 
-const usage = `usage: shellsup [options] -- COMMAND
+// usage takes its numbers from package request, the one home of the limits.
+var usage = fmt.Sprintf(`usage: shellsup [options] -- COMMAND
 
 Runs /bin/bash -lc COMMAND with stdin /dev/null, streams its output, and
 when it finishes, times out or is cancelled, kills and reaps every process
 it started before reporting.
 
 options:
-  --timeout SECONDS  stop the command after this long (default 120, at most 600)
+  --timeout SECONDS  stop the command after this long (default %g, at most %g)
   --cwd DIR          working directory (default: the current one)
-  --budget BYTES     capture budget shared by stdout and stderr (default 65536, at most 524288)
-  --grace SECONDS    SIGTERM → SIGKILL grace at cleanup (default 2, at most 60)
+  --budget BYTES     capture budget shared by stdout and stderr (default %d, at most %d)
+  --grace SECONDS    SIGTERM → SIGKILL grace at cleanup (default %g, at most %g)
   --frames           machine mode: msgpack frames on stdout, control frames on stdin
   --version          print the version
   --help             print this help
 
 exit status: the command's (128+N if a signal N ended it); 124 timed out;
 130 cancelled; 125 shellsup failed; 126/127 bash could not be run / not found.
-`
+`, request.DefaultTimeout, request.MaxTimeout, request.DefaultBudget, request.MaxBudget,
+	request.DefaultGrace, request.MaxGrace)
 
 func main() {
 	args, err := parseArgs(os.Args[1:])
