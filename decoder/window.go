@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/shellsup/shellsup/request"
 )
 
 // Mode is which part of the output a [Window] keeps when the output is larger than the budget.
@@ -75,8 +77,8 @@ func NewWindow(mode Mode, budget int) (*Window, error) {
 	if mode == Head {
 		return nil, fmt.Errorf("decoder: a Window keeps tail or head+tail; a Capture keeps the head")
 	}
-	if budget < MinWindowBudget(budget) || budget > MaxBudget {
-		return nil, fmt.Errorf("budget must be at least %d and at most %d bytes for capture %s (got %d)", MinWindowBudget(budget), MaxBudget, mode, budget)
+	if budget < MinWindowBudget(budget) || budget > request.MaxBudget {
+		return nil, fmt.Errorf("budget must be at least %d and at most %d bytes for capture %s (got %d)", MinWindowBudget(budget), request.MaxBudget, mode, budget)
 	}
 	room := budget - len(GapMarker(1<<62, budget))
 	w := &Window{budget: budget}
