@@ -120,6 +120,13 @@ func describeFlagError(err error, argv []string) string {
 	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
 		return fmt.Sprintf("option %q needs a value", typed(argv, name))
 	}
+	if arg, ok := strings.CutPrefix(msg, "bad flag syntax: "); ok {
+		return fmt.Sprintf("malformed option %q (write --name or --name=value)", arg)
+	}
+	var value, name string
+	if _, err := fmt.Sscanf(msg, "invalid boolean value %q for -%s", &value, &name); err == nil {
+		return fmt.Sprintf("option %q takes no value (got %q)", typed(argv, strings.TrimSuffix(name, ":")), value)
+	}
 	return msg
 }
 
