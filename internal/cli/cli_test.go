@@ -33,11 +33,13 @@ func TestParseHelpAndVersion(t *testing.T) {
 // even then, so the error goes out as a frame.
 func TestParseQuotesOptionsAsTyped(t *testing.T) {
 	rows := map[string][]string{
-		`unknown option "-V"`:              {"-V"},
-		`unknown option "--V"`:             {"--V"},
-		`unknown option "--nope"`:          {"--frames", "--nope=1", "--", "x"},
-		`option "--timeout" needs a value`: {"--timeout"},
-		`option "-grace" needs a value`:    {"-grace"},
+		`unknown option "-V"`:                                    {"-V"},
+		`unknown option "--V"`:                                   {"--V"},
+		`unknown option "--nope"`:                                {"--frames", "--nope=1", "--", "x"},
+		`option "--timeout" needs a value`:                       {"--timeout"},
+		`option "-grace" needs a value`:                          {"-grace"},
+		`malformed option "---x" (write --name or --name=value)`: {"---x"},
+		`option "--frames" takes no value (got "yes")`:           {"--frames=yes"},
 	}
 	for want, argv := range rows {
 		a, err := Parse(argv)
