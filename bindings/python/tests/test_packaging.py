@@ -236,9 +236,18 @@ def test_wheel_refuses_a_version_mismatch(shellsup_bin, tmp_path):
     assert f"_version.py says '{shellsup.__version__}' but VERSION says '9.9.9'" in done.stderr
 
 
+def _package_copy(tmp_path):
+    """A copy of the source package without any bundled binary; returns its sys.path entry."""
+    src = tmp_path / "src"
+    shutil.copytree(HERE / "src" / "shellsup", src / "shellsup",
+                    ignore=shutil.ignore_patterns("__pycache__", "_bin"))
+    return src
+
+
 def test_python_m_shellsup_without_a_binary_lists_the_places(tmp_path):
-    # The source tree's package (no _bin there), no SHELLSUP_BIN, an empty PATH.
-    env = _clean_env(PYTHONPATH=str(HERE / "src"), PATH=str(tmp_path / "empty"))
+    # The package without a bundled binary, no SHELLSUP_BIN, an empty PATH.
+    src = _package_copy(tmp_path)
+    env = _clean_env(PYTHONPATH=str(src), PATH=str(tmp_path / "empty"))
     done = subprocess.run([sys.executable, "-m", "shellsup", "--version"], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=30)
     assert done.returncode == 127
@@ -246,13 +255,13 @@ def test_python_m_shellsup_without_a_binary_lists_the_places(tmp_path):
     lines = done.stderr.splitlines()
     assert lines[0] == "shellsup: no shellsup binary found; looked at:"
     assert lines[1:4] == ["  $SHELLSUP_BIN (not set)",
-                          f"  {HERE / 'src' / 'shellsup' / '_bin' / 'shellsup'} (bundled in the package)",
+                          f"  {src / 'shellsup' / '_bin' / 'shellsup'} (bundled in the package)",
                           f"  shellsup on $PATH ({str(tmp_path / 'empty')!r})"]
     assert "Traceback" not in done.stderr
 
 
 def test_python_m_shellsup_with_a_wrong_shellsup_bin(tmp_path):
-    env = _clean_env(PYTHONPATH=str(HERE / "src"), SHELLSUP_BIN=str(tmp_path / "nope"))
+    env = _clean_env(PYTHONPATH=str(_package_copy(tmp_path)), SHELLSUP_BIN=str(tmp_path / "nope"))
     done = subprocess.run([sys.executable, "-m", "shellsup"], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=30)
     assert done.returncode == 127
