@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -182,4 +183,21 @@ func encodeFrames(t *testing.T, frames ...protocol.Frame) []byte {
 		require.NoError(t, enc.Encode(f))
 	}
 	return b.Bytes()
+}
+
+// The README's pipeline, as a user types it.
+func TestDecodeThePipelineFromTheReadme(t *testing.T) {
+	tok := reapertest.NewToken()
+	q := strconv.Quote(shellsupBin)
+	cmd := exec.Command("/bin/bash", "-c", q+` --frames -- 'echo hi' </dev/null | `+q+` decode`)
+	cmd.Env = baseEnv(tok)
+	out, err := cmd.Output()
+	require.NoError(t, err)
+	reapertest.Check(t, tok)
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	require.Len(t, lines, 3, "%s", out)
+	assert.True(t, strings.HasPrefix(lines[0], `{"type": "start", "version": 1, "pid": `), lines[0])
+	assert.Equal(t, `{"type": "progress", "stream": "stdout", "text": "hi\n"}`, lines[1])
+	assert.True(t, strings.HasPrefix(lines[2], `{"type": "totals", "command": "echo hi", `), lines[2])
+	assert.Contains(t, lines[2], `"stdout": "hi\n", "stderr": "", "exitCode": 0, "signal": null, `)
 }
