@@ -47,6 +47,12 @@ func VersionLine() string {
 
 // Run runs the supervisor for the command line argv (without the program
 // name), or prints the help or the version, and returns the exit code.
+//
+// Run is the entry point of both the shellsup binary and a harness
+// re-executed by the embedded mode (bindings/go/embedded). A mode that the
+// supervisor re-executes itself into (an init process, say) must be
+// recognised here and in embedded.Init too, not only in cmd/shellsup:
+// in embedded mode the executable is the harness.
 func Run(argv []string, stdio supervisor.Stdio) int {
 	args, err := Parse(argv)
 	switch {
