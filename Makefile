@@ -2,8 +2,8 @@
 SHELL   := /bin/bash
 GO      ?= go
 BIN     := bin/shellsup
-VERSION := 0.1.0
-LDFLAGS := -s -w -X main.version=$(VERSION)
+# The version is in the VERSION file, embedded in the binary (version.go).
+LDFLAGS := -s -w
 FUZZ_EXECS ?= 500000
 # A login shell sources ~/.profile; the demo gets an empty HOME so it is fast.
 DEMO_HOME := $(CURDIR)/bin/demo-home

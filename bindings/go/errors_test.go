@@ -114,7 +114,8 @@ func TestMissingBinary(t *testing.T) {
 		t.Setenv("PATH", dir)
 		_, err := Run(context.Background(), newRequest(t, "true"))
 		e := requireCategory(t, err, CategoryNotFound)
-		assert.Contains(t, e.Message, "Request.Binary unset; $SHELLSUP_BIN unset; \"shellsup\" in $PATH ("+dir+")")
+		assert.Contains(t, e.Message, "$SHELLSUP_BIN (not set); ")
+		assert.Contains(t, e.Message, "\"shellsup\" in $PATH ("+dir+"): not found")
 		assert.ErrorIs(t, err, exec.ErrNotFound)
 	})
 	t.Run("not executable", func(t *testing.T) {

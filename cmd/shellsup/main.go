@@ -3,105 +3,28 @@
 // and reaps every process the command started before it reports.
 //
 //	shellsup [options] -- COMMAND
+//	shellsup decode < FRAMES
 //
 // See the README for the options, the frames protocol and the exit codes.
 package main
 
 import (
-	"errors"
-	"flag"
-	"fmt"
-	"io"
 	"os"
-	"strings"
 
-	"github.com/shellsup/shellsup/protocol"
-	"github.com/shellsup/shellsup/request"
-	"github.com/shellsup/shellsup/supervisor"
+	"github.com/shellsup/shellsup/internal/cli"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "0.1.0"
-
-// usage takes its numbers from package request, the one home of the limits.
-var usage = fmt.Sprintf(`usage: shellsup [options] -- COMMAND
-
-Runs /bin/bash -lc COMMAND with stdin /dev/null, streams its output, and
-when it finishes, times out or is cancelled, kills and reaps every process
-it started before reporting.
-
-options:
-  --timeout SECONDS  stop the command after this long (default %g, at most %g)
-  --cwd DIR          working directory (default: the current one)
-  --budget BYTES     capture budget shared by stdout and stderr (default %d, at most %d)
-  --grace SECONDS    SIGTERM → SIGKILL grace at cleanup (default %g, at most %g)
-  --frames           machine mode: msgpack frames on stdout, control frames on stdin
-  --version          print the version
-  --help             print this help
-
-exit status: the command's (128+N if a signal N ended it); 124 timed out;
-130 cancelled; 125 shellsup failed; 126/127 bash could not be run / not found.
-`, request.DefaultTimeout, request.MaxTimeout, request.DefaultBudget, request.MaxBudget,
-	request.DefaultGrace, request.MaxGrace)
+// subcommands are the first arguments that are not options: each names a
+// tool run instead of a command.
+var subcommands = map[string]func(args []string) int{
+	"decode": decodeMain,
+}
 
 func main() {
-	args, err := parseArgs(os.Args[1:])
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		fmt.Print(usage)
-		os.Exit(0)
-	case errors.Is(err, errVersion):
-		fmt.Printf("shellsup %s (protocol %d)\n", version, protocol.Version)
-		os.Exit(0)
-	}
-	os.Exit(supervisor.Main(args, err, supervisor.Stdio{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}))
-}
-
-var errVersion = errors.New("version requested")
-
-// parseArgs reads the options and the COMMAND. --frames is looked for
-// first, so that even a malformed command line is reported in the mode the
-// caller asked for.
-func parseArgs(argv []string) (supervisor.Args, error) {
-	var a supervisor.Args
-	for _, s := range argv {
-		if s == "--" {
-			break
-		}
-		if s == "--frames" || s == "-frames" {
-			a.Frames = true
+	if len(os.Args) > 1 {
+		if sub, ok := subcommands[os.Args[1]]; ok {
+			os.Exit(sub(os.Args[2:]))
 		}
 	}
-	fs := flag.NewFlagSet("shellsup", flag.ContinueOnError)
-	fs.SetOutput(io.Discard) // errors are reported by supervisor.Main, in the right mode
-	fs.StringVar(&a.Timeout, "timeout", "", "")
-	fs.StringVar(&a.Cwd, "cwd", "", "")
-	fs.StringVar(&a.Budget, "budget", "", "")
-	fs.StringVar(&a.Grace, "grace", "", "")
-	fs.BoolVar(&a.Frames, "frames", a.Frames, "")
-	showVersion := fs.Bool("version", false, "")
-	if err := fs.Parse(argv); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return a, err
-		}
-		return a, &request.ValidationError{Msg: describeFlagError(err) + "; see shellsup --help"}
-	}
-	if *showVersion {
-		return a, errVersion
-	}
-	a.Command = fs.Args()
-	return a, nil
-}
-
-// describeFlagError rewords the flag package's errors in the user's own
-// spelling of the option.
-func describeFlagError(err error) string {
-	msg := err.Error()
-	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
-		return fmt.Sprintf("unknown option %q (options: --timeout, --cwd, --budget, --grace, --frames, --version, --help)", "--"+name)
-	}
-	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
-		return fmt.Sprintf("option %q needs a value", "--"+name)
-	}
-	return msg
+	os.Exit(cli.Run(os.Args[1:], cli.StdStreams()))
 }
