@@ -471,3 +471,7 @@ func readKey(f *os.File, key string) int64 {
 	}
 	return 0
 }
+
+// HasV1 says whether a limit lives in a v1 leaf, which the forking thread
+// must join (PlaceThread).
+func (l *Leaf) HasV1() bool { return len(l.v1) > 0 }

@@ -109,6 +109,11 @@ type Cleanup struct {
 	StragglersOmitted int   `msgpack:"stragglersOmitted"`
 	Ms                int64 `msgpack:"ms"`            // time spent in cleanup
 	DrainTimedOut     bool  `msgpack:"drainTimedOut"` // a pipe was still held open after the tree was gone
+	// PidsLimitHit counts forks refused at --max-procs (pids.events max);
+	// OOMKills counts processes the kernel killed at --max-memory
+	// (memory.events oom_kill). Present only when non-zero.
+	PidsLimitHit int64 `msgpack:"pidsLimitHit,omitempty"`
+	OOMKills     int64 `msgpack:"oomKills,omitempty"`
 }
 
 // Totals is the last frame of every run that started, sent exactly once.

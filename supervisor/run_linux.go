@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/shellsup/shellsup/cgroup"
 	"github.com/shellsup/shellsup/decoder"
 	"github.com/shellsup/shellsup/protocol"
 	"github.com/shellsup/shellsup/reaper"
@@ -35,6 +36,7 @@ type session struct {
 	cancels chan string
 	started time.Time // bash spawned
 	cleaned time.Time // cleanup over
+	limits  cgroup.Stats
 }
 
 // run is the plan of a run, one step per line. Before spawn any failure is
@@ -45,13 +47,23 @@ func run(cfg Config, stdio Stdio, out *output) int {
 	if err != nil {
 		return fail(out, protocol.CategoryContainmentUnavailable, err, ExitFailed)
 	}
+	leaf, err := setupCgroup(cfg, cont)
+	if err == nil {
+		err = checkRequired(cfg, cont)
+	}
+	if err != nil {
+		closeLeaf(leaf)
+		return fail(out, protocol.CategoryContainmentUnavailable, err, ExitFailed)
+	}
 	if err := closeInheritedFds(); err != nil {
+		closeLeaf(leaf)
 		return fail(out, protocol.CategoryInternal, fmt.Errorf("marking inherited fds close-on-exec: %w", err), ExitFailed)
 	}
 	sigs := notifySignals()
 	s := newSession(cfg, out)
-	c, err := spawn(cfg)
+	c, err := spawn(cfg, leaf)
 	if err != nil {
+		closeLeaf(leaf)
 		return s.spawnFailed(err)
 	}
 	w := reaper.StartWaiter(c.pid)
@@ -62,6 +74,7 @@ func run(cfg Config, stdio Stdio, out *output) int {
 	s.notice(end)
 	rep := cont.Cleanup(w, reaper.Deadlines{Grace: cfg.graceDuration(), Kill: killBudget})
 	s.cleaned = time.Now()
+	s.limits = leafStats(leaf) // final: Cleanup closed the leaf
 	drainTimedOut := d.finish(drainGrace)
 	return s.finish(w, end, rep, drainTimedOut)
 }
@@ -215,6 +228,7 @@ func (s *session) totals(w *reaper.Waiter, end ending, rep reaper.Report, drainT
 			Reaped: w.Count(), Rounds: rep.Rounds, Stragglers: stragglers,
 			StragglersOmitted: len(rep.Stragglers) - len(stragglers),
 			Ms:                rep.Duration.Milliseconds(), DrainTimedOut: drainTimedOut,
+			PidsLimitHit: s.limits.PidsLimitHit, OOMKills: s.limits.OOMKills,
 		},
 	}
 }

@@ -23,6 +23,7 @@ import (
 var version = "0.1.0"
 
 const usage = `usage: shellsup [options] -- COMMAND
+       shellsup sweep [--cgroup PATH]
 
 Runs /bin/bash -lc COMMAND with stdin /dev/null, streams its output, and
 when it finishes, times out or is cancelled, kills and reaps every process
@@ -34,14 +35,24 @@ options:
   --budget BYTES     capture budget shared by stdout and stderr (default 65536, at most 524288)
   --grace SECONDS    SIGTERM → SIGKILL grace at cleanup (default 2, at most 60)
   --frames           machine mode: msgpack frames on stdout, control frames on stdin
+  --max-procs N      at most N processes and threads at once (pids.max)
+  --max-memory BYTES at most this much memory, no swap (memory.max); 512K, 64M, 1G
+  --cgroup PATH      make the run's leaf cgroup under this delegated cgroup v2
+  --require TIER     refuse to run unless TIER (cgroup or pidns) is in force
   --version          print the version
   --help             print this help
 
 exit status: the command's (128+N if a signal N ended it); 124 timed out;
 130 cancelled; 125 shellsup failed; 126/127 bash could not be run / not found.
+
+shellsup sweep kills and removes the leaf cgroups of shellsups that died
+(e.g. SIGKILLed) and prints what it removed; every run does the same first.
 `
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "sweep" {
+		os.Exit(sweep(os.Args[2:], os.Stdout, os.Stderr))
+	}
 	args, err := parseArgs(os.Args[1:])
 	switch {
 	case errors.Is(err, flag.ErrHelp):
@@ -76,6 +87,10 @@ func parseArgs(argv []string) (supervisor.Args, error) {
 	fs.StringVar(&a.Budget, "budget", "", "")
 	fs.StringVar(&a.Grace, "grace", "", "")
 	fs.BoolVar(&a.Frames, "frames", a.Frames, "")
+	fs.StringVar(&a.MaxProcs, "max-procs", "", "")
+	fs.StringVar(&a.MaxMemory, "max-memory", "", "")
+	fs.StringVar(&a.Cgroup, "cgroup", "", "")
+	fs.StringVar(&a.Require, "require", "", "")
 	showVersion := fs.Bool("version", false, "")
 	if err := fs.Parse(argv); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -95,7 +110,7 @@ func parseArgs(argv []string) (supervisor.Args, error) {
 func describeFlagError(err error) string {
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
-		return fmt.Sprintf("unknown option %q (options: --timeout, --cwd, --budget, --grace, --frames, --version, --help)", "--"+name)
+		return fmt.Sprintf("unknown option %q (options: --timeout, --cwd, --budget, --grace, --frames, --max-procs, --max-memory, --cgroup, --require, --version, --help)", "--"+name)
 	}
 	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
 		return fmt.Sprintf("option %q needs a value", "--"+name)
