@@ -381,7 +381,9 @@ func (l *Leaf) readStats() Stats {
 }
 
 // Close records the stats and removes the leaves, retrying briefly while
-// the kernel releases the last exited tasks. It is idempotent.
+// the kernel releases the last exited tasks. A leaf still populated (a
+// process in uninterruptible sleep outlived the cleanup) is left in place
+// for Sweep. It is idempotent.
 func (l *Leaf) Close() error {
 	if l.closed {
 		return l.closeEr
@@ -392,6 +394,13 @@ func (l *Leaf) Close() error {
 		if e != nil {
 			e.f.Close() // read-only
 		}
+	}
+	// A process the /proc walk could not kill (reported there as a
+	// straggler) pins the leaf: it is left for the sweep that follows this
+	// shellsup's exit rather than waited for.
+	if p, err := l.Populated(); err == nil && p {
+		l.closeV2Files()
+		return nil
 	}
 	l.closeV2Files()
 	var errs []error
