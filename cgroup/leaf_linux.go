@@ -50,6 +50,7 @@ type Leaf struct {
 	pidsEv  *eventsFile
 	memEv   *eventsFile
 	stats   Stats
+	killed  int // processes in the leaf when cgroup.kill was written
 	closed  bool
 	closeEr error
 }
@@ -344,6 +345,7 @@ func (l *Leaf) Kill() error {
 		return nil
 	}
 	_, ferr := l.freeze.Write([]byte("1")) // kill works without it; it only closes the fork window sooner
+	l.killed += len(procsBelow(l.dir))     // frozen: the list cannot grow
 	if _, err := l.kill.Write([]byte("1")); err != nil {
 		return fmt.Errorf("writing cgroup.kill of %s: %w", l.dir, err)
 	}
@@ -352,6 +354,10 @@ func (l *Leaf) Kill() error {
 	}
 	return nil
 }
+
+// Killed is how many processes were in the leaf when Kill wrote
+// cgroup.kill (the /proc walk finds them dead and does not count them).
+func (l *Leaf) Killed() int { return l.killed }
 
 // Populated reads cgroup.events: is any process left in the leaf or below?
 func (l *Leaf) Populated() (bool, error) {

@@ -75,12 +75,13 @@ func closeLeaf(leaf *cgroup.Leaf) {
 	}
 }
 
-// leafStats are what hit the limits; zero without a leaf.
-func leafStats(leaf *cgroup.Leaf) cgroup.Stats {
+// leafStats are what hit the limits and how many processes cgroup.kill
+// killed; zero without a leaf.
+func leafStats(leaf *cgroup.Leaf) (cgroup.Stats, int) {
 	if leaf == nil {
-		return cgroup.Stats{}
+		return cgroup.Stats{}, 0
 	}
-	return leaf.Stats()
+	return leaf.Stats(), leaf.Killed()
 }
 
 // intoCgroup makes the fork clone bash straight into the v2 leaf.

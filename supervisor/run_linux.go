@@ -37,6 +37,9 @@ type session struct {
 	started time.Time // bash spawned
 	cleaned time.Time // cleanup over
 	limits  cgroup.Stats
+	// cgroupKilled were killed by cgroup.kill before the /proc walk's
+	// SIGKILL pass, which then finds them gone.
+	cgroupKilled int
 }
 
 // run is the plan of a run, one step per line. Before spawn any failure is
@@ -74,7 +77,7 @@ func run(cfg Config, stdio Stdio, out *output) int {
 	s.notice(end)
 	rep := cont.Cleanup(w, reaper.Deadlines{Grace: cfg.graceDuration(), Kill: killBudget})
 	s.cleaned = time.Now()
-	s.limits = leafStats(leaf) // final: Cleanup closed the leaf
+	s.limits, s.cgroupKilled = leafStats(leaf) // final: Cleanup closed the leaf
 	drainTimedOut := d.finish(drainGrace)
 	return s.finish(w, end, rep, drainTimedOut)
 }
@@ -224,7 +227,7 @@ func (s *session) totals(w *reaper.Waiter, end ending, rep reaper.Report, drainT
 		Result:       res,
 		CancelReason: end.reason,
 		Cleanup: protocol.Cleanup{
-			Tier: rep.Tier, Trigger: end.trigger, Signalled: rep.Signalled, Killed: rep.Killed,
+			Tier: rep.Tier, Trigger: end.trigger, Signalled: rep.Signalled, Killed: rep.Killed + s.cgroupKilled,
 			Reaped: w.Count(), Rounds: rep.Rounds, Stragglers: stragglers,
 			StragglersOmitted: len(rep.Stragglers) - len(stragglers),
 			Ms:                rep.Duration.Milliseconds(), DrainTimedOut: drainTimedOut,
