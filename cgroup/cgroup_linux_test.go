@@ -101,12 +101,23 @@ func TestKillFreezesKillsAndEmpties(t *testing.T) {
 	require.NoError(t, l.Close(), "idempotent")
 }
 
+// privateParent is a cgroup of this test's own, named so that no shellsup
+// sweeps inside it but the ones the test points at it (every shellsup
+// start sweeps its own parent, and tests run side by side).
+func privateParent(t *testing.T, h Host) string {
+	t.Helper()
+	dir := filepath.Join(h.Self, fmt.Sprintf("shellsup-test-%d-%s", os.Getpid(), t.Name()))
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	t.Cleanup(func() { _ = removeLeaf(dir, time.Second) })
+	return dir
+}
+
 func TestSweepKillsStaleLeavesOnly(t *testing.T) {
 	h := realHost(t)
+	parent := privateParent(t, h)
 	// A stale leaf: our pid with another start time, as after pid reuse.
-	staleDir := filepath.Join(h.Self, fmt.Sprintf("shellsup-%d-1", os.Getpid()))
+	staleDir := filepath.Join(parent, fmt.Sprintf("shellsup-%d-1", os.Getpid()))
 	require.NoError(t, os.Mkdir(staleDir, 0o755))
-	t.Cleanup(func() { _ = removeLeaf(staleDir, time.Second) })
 	fd, err := syscall.Open(staleDir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	require.NoError(t, err)
 	cmd := exec.Command("/bin/bash", "-c", "setsid sleep 60 & wait")
@@ -114,22 +125,18 @@ func TestSweepKillsStaleLeavesOnly(t *testing.T) {
 	require.NoError(t, cmd.Start())
 	syscall.Close(fd)
 	waitFor(t, "two processes in the stale leaf", func() bool { return len(procsBelow(staleDir)) == 2 })
-	live, err := Open(h, Options{}) // Open sweeps too; so sweep after it explicitly below
+	live, err := Open(h, Options{Parent: parent}) // Open sweeps its parent first
 	require.NoError(t, err)
 	defer live.Close()
-	_ = cmd.Wait()
+	_ = cmd.Wait() // killed
 	assert.NoDirExists(t, staleDir, "Open swept the stale leaf")
 
 	// And Sweep on its own, with the live leaf beside a fresh stale one.
 	require.NoError(t, os.Mkdir(staleDir, 0o755))
-	swept, err := Sweep(h, "")
+	swept, err := Sweep(h, parent)
 	require.NoError(t, err)
-	var paths []string
-	for _, s := range swept {
-		paths = append(paths, s.Path)
-	}
-	assert.Contains(t, paths, staleDir)
-	assert.NotContains(t, paths, live.Dir())
+	require.Len(t, swept, 1)
+	assert.Equal(t, Swept{Path: staleDir, Killed: 0}, swept[0])
 	assert.DirExists(t, live.Dir(), "a live shellsup's leaf is never touched")
 }
 

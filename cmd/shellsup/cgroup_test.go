@@ -85,9 +85,15 @@ func TestSweepAfterShellsupKilled(t *testing.T) {
 	for _, how := range []string{"sweep", "next run"} {
 		t.Run(how, func(t *testing.T) {
 			tok := reapertest.NewToken()
+			// A parent of this test's own: every shellsup start sweeps its
+			// parent, and other tests run shellsups side by side.
+			parent := filepath.Join(unified, fmt.Sprintf("shellsup-test-%d-%d", os.Getpid(), time.Now().UnixNano()))
+			require.NoError(t, os.Mkdir(parent, 0o755))
+			t.Cleanup(func() { _ = os.Remove(parent) })
 			var leaf string
 			bash := 0
 			r := runShellsup(t, opts{
+				args:        []string{"--cgroup", parent},
 				command:     "setsid sleep 60 & setsid sleep 60 & echo ready; wait",
 				env:         []string{tok.Env()},
 				noLeakCheck: true,
@@ -108,17 +114,11 @@ func TestSweepAfterShellsupKilled(t *testing.T) {
 			require.DirExists(t, leaf, "a SIGKILLed shellsup leaves its leaf")
 			require.NotEmpty(t, reapertest.Find(tok), "and the tree in it")
 			if how == "sweep" {
-				out, err := exec.Command(shellsupBin, "sweep").CombinedOutput()
+				out, err := exec.Command(shellsupBin, "sweep", "--cgroup", parent).CombinedOutput()
 				require.NoError(t, err, "%s", out)
-				if !strings.Contains(string(out), leaf) {
-					// Every shellsup start sweeps too: one run by a test in
-					// parallel may have been first. The leaf must be gone.
-					t.Logf("swept by a concurrent shellsup start; sweep said %q", out)
-				} else {
-					assert.Contains(t, string(out), "killed 3 processes in "+leaf+" and removed it")
-				}
+				assert.Equal(t, "shellsup: sweep: killed 3 processes in "+leaf+" and removed it\n", string(out))
 			} else {
-				next := runShellsup(t, opts{command: "true", noLeakCheck: true}) // the killed run's zombies are this test's to reap
+				next := runShellsup(t, opts{args: []string{"--cgroup", parent}, command: "true", noLeakCheck: true}) // the killed run's zombies are this test's to reap
 				requireTotals(t, next)
 			}
 			assert.NoDirExists(t, leaf)
