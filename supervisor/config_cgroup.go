@@ -9,8 +9,13 @@ import (
 	"github.com/shellsup/shellsup/cgroup"
 )
 
-// MaxProcsLimit is the largest --max-procs: the kernel's PID_MAX_LIMIT.
-const MaxProcsLimit = 4 << 20
+// Bounds of --max-procs: the kernel's PID_MAX_LIMIT, and 2 because under a
+// v1 pids limit the thread that forks bash counts for the instant of the
+// fork (and bash alone can do nothing a limit is for).
+const (
+	MinProcs      = 2
+	MaxProcsLimit = 4 << 20
+)
 
 // Tiers --require accepts.
 const (
@@ -23,8 +28,8 @@ const (
 func (a Args) validateContainment(cfg *Config) error {
 	if a.MaxProcs != "" {
 		v, err := strconv.ParseInt(strings.TrimSpace(a.MaxProcs), 10, 64)
-		if err != nil || v < 1 || v > MaxProcsLimit {
-			return invalid("max-procs must be a whole number of processes, at least 1 and at most %d (got %q)", MaxProcsLimit, a.MaxProcs)
+		if err != nil || v < MinProcs || v > MaxProcsLimit {
+			return invalid("max-procs must be a whole number of processes, at least %d and at most %d (got %q)", MinProcs, MaxProcsLimit, a.MaxProcs)
 		}
 		cfg.MaxProcs = v
 	}

@@ -31,7 +31,7 @@ func TestMaxProcsReachesTheLeaf(t *testing.T) {
 }
 
 func TestLimitsValidated(t *testing.T) {
-	for _, req := range []Request{{Command: "true", MaxProcs: -1}, {Command: "true", MaxProcs: 5 << 20}, {Command: "true", MaxMemory: 1024}} {
+	for _, req := range []Request{{Command: "true", MaxProcs: -1}, {Command: "true", MaxProcs: 1}, {Command: "true", MaxProcs: 5 << 20}, {Command: "true", MaxMemory: 1024}} {
 		_, err := Run(context.Background(), req)
 		e := requireCategory(t, err, CategoryValidation)
 		assert.Contains(t, e.Message, "Max")

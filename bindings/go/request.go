@@ -182,8 +182,8 @@ const (
 )
 
 func validateLimits(procs, memory int64) error {
-	if procs < 0 || procs > maxProcsLimit {
-		return protocol.Invalidf("MaxProcs must be 0 (no limit) or a number of processes at most %d (got %d)", maxProcsLimit, procs)
+	if procs != 0 && (procs < 2 || procs > maxProcsLimit) {
+		return protocol.Invalidf("MaxProcs must be 0 (no limit) or a number of processes, at least 2 and at most %d (got %d)", maxProcsLimit, procs)
 	}
 	if memory != 0 && memory < minMemory {
 		return protocol.Invalidf("MaxMemory must be 0 (no limit) or at least %d bytes (got %d)", minMemory, memory)

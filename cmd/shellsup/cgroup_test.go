@@ -267,7 +267,7 @@ func TestCgroupOptionsValidated(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{[]string{"--max-procs", "0"}, `max-procs must be a whole number of processes, at least 1 and at most 4194304 (got "0")`},
+		{[]string{"--max-procs", "1"}, `max-procs must be a whole number of processes, at least 2 and at most 4194304 (got "1")`},
 		{[]string{"--max-procs", "lots"}, `(got "lots")`},
 		{[]string{"--max-memory", "64Q"}, `max-memory: "64Q" is not a byte count`},
 		{[]string{"--max-memory", "1K"}, `max-memory must be at least 4194304 bytes`},

@@ -19,7 +19,7 @@ def test_max_procs_reaches_the_leaf():
 
 
 @pytest.mark.parametrize("kwargs,message", [
-    ({"max_procs": 0}, "max_procs must be None or a whole number of processes, at least 1"),
+    ({"max_procs": 1}, "max_procs must be None or a whole number of processes, at least 2"),
     ({"max_procs": True}, "max_procs must be None"),
     ({"max_memory": "64Q"}, "max_memory must be None or at least 4194304 bytes"),
     ({"max_memory": 1024}, "(got 1024)"),

@@ -223,8 +223,8 @@ _SUFFIX = {"": 0, "K": 10, "M": 20, "G": 30, "T": 40}
 def check_max_procs(max_procs: Any) -> Optional[int]:
     if max_procs is None:
         return None
-    if not isinstance(max_procs, int) or isinstance(max_procs, bool) or not 1 <= max_procs <= MAX_PROCS:
-        raise invalid(f"max_procs must be None or a whole number of processes, at least 1 and at most {MAX_PROCS} "
+    if not isinstance(max_procs, int) or isinstance(max_procs, bool) or not 2 <= max_procs <= MAX_PROCS:
+        raise invalid(f"max_procs must be None or a whole number of processes, at least 2 and at most {MAX_PROCS} "
                       f"(got {quote(max_procs)})")
     return max_procs
 
