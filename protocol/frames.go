@@ -47,6 +47,10 @@ type Start struct {
 	Timeout     float64 `msgpack:"timeout"` // seconds
 	Budget      int     `msgpack:"budget"`
 	Containment string  `msgpack:"containment"` // the tier guarding this run, e.g. "subreaper"
+	// Cgroup is the run's leaf cgroup v2 directory in the cgroup tier (a
+	// caller that sees shellsup die without totals writes 1 to its
+	// cgroup.kill); absent otherwise.
+	Cgroup string `msgpack:"cgroup,omitempty"`
 }
 
 // Progress carries captured text of one stream, in capture order. Joining a

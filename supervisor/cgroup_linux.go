@@ -84,6 +84,14 @@ func leafStats(leaf *cgroup.Leaf) (cgroup.Stats, int) {
 	return leaf.Stats(), leaf.Killed()
 }
 
+// leafDir is the v2 leaf's directory, "" without one.
+func leafDir(leaf *cgroup.Leaf) string {
+	if leaf == nil {
+		return ""
+	}
+	return leaf.Dir()
+}
+
 // intoCgroup makes the fork clone bash straight into the v2 leaf.
 func intoCgroup(sys *syscall.SysProcAttr, leaf *cgroup.Leaf) {
 	if leaf != nil && leaf.CgroupFD() >= 0 {

@@ -40,6 +40,7 @@ type session struct {
 	// cgroupKilled were killed by cgroup.kill before the /proc walk's
 	// SIGKILL pass, which then finds them gone.
 	cgroupKilled int
+	leafDir      string // the v2 leaf, reported in start
 }
 
 // run is the plan of a run, one step per line. Before spawn any failure is
@@ -64,6 +65,7 @@ func run(cfg Config, stdio Stdio, out *output) int {
 	}
 	sigs := notifySignals()
 	s := newSession(cfg, out)
+	s.leafDir = leafDir(leaf)
 	c, err := spawn(cfg, leaf)
 	if err != nil {
 		closeLeaf(leaf)
@@ -113,7 +115,7 @@ func (s *session) announce(c *child, cont *reaper.Containment) {
 	s.out.frame(&protocol.Start{
 		Version: protocol.Version, Pid: os.Getpid(), ChildPid: c.pid,
 		Command: s.cfg.Command, Cwd: s.cfg.Cwd, Timeout: s.cfg.Timeout, Budget: s.cfg.Budget,
-		Containment: cont.Name(),
+		Containment: cont.Name(), Cgroup: s.leafDir,
 	})
 }
 

@@ -75,6 +75,7 @@ func TestCgroupTierByDefault(t *testing.T) {
 	require.Len(t, lines, 2, tot.Stdout)
 	leaf := filepath.Join(unified, lines[1])
 	assert.Regexp(t, fmt.Sprintf(`^/shellsup-%d-[0-9]+$`, r.start.Pid), lines[1], "bash runs in the leaf named after its shellsup")
+	assert.Equal(t, filepath.Join(unified, lines[1]), r.start.Cgroup, "start names the leaf")
 	assert.NoDirExists(t, leaf, "the leaf is removed after the run")
 	assert.Zero(t, tot.Cleanup.PidsLimitHit)
 	assert.Zero(t, tot.Cleanup.OOMKills)
@@ -340,4 +341,40 @@ func TestUnprivilegedFallsBackOrRefuses(t *testing.T) {
 	assert.Equal(t, 125, code, out)
 	assert.Contains(t, out, "--max-procs 64")
 	assert.NoFileExists(t, marker, "refused: nothing spawned")
+}
+
+// TestDelegatedCgroupUnprivileged: a cgroup delegated to nobody (chowned,
+// as systemd's Delegate=yes does) with shellsup started inside it gives an
+// unprivileged shellsup the cgroup tier by default.
+func TestDelegatedCgroupUnprivileged(t *testing.T) {
+	needCgroupTier(t)
+	bin, dir := unprivileged(t)
+	deleg := filepath.Join(unified, fmt.Sprintf("shellsup-test-deleg-%d", os.Getpid()))
+	require.NoError(t, os.Mkdir(deleg, 0o755))
+	t.Cleanup(func() { _ = os.Remove(deleg) })
+	nobody := exec.Command("id", "-u", "nobody")
+	out, err := nobody.Output()
+	require.NoError(t, err)
+	uid, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	require.NoError(t, err)
+	for _, f := range []string{"", "cgroup.procs", "cgroup.threads", "cgroup.subtree_control"} {
+		require.NoError(t, os.Chown(filepath.Join(deleg, f), uid, -1))
+	}
+	// Move into the delegated cgroup as root, then become nobody.
+	script := fmt.Sprintf(`echo $$ > %s/cgroup.procs && exec setpriv --reuid=nobody --regid=nogroup --clear-groups %s --require cgroup -- 'id -un; sed -n "s/^0:://p" /proc/self/cgroup'`, deleg, bin)
+	cmd := exec.Command("/bin/sh", "-c", script)
+	cmd.Env = []string{"HOME=" + dir, "PATH=/usr/bin:/bin"}
+	cmd.Dir = dir
+	got, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", got)
+	lines := strings.Split(string(got), "\n")
+	require.GreaterOrEqual(t, len(lines), 2, "%s", got)
+	assert.Equal(t, "nobody", lines[0])
+	rel := strings.TrimPrefix(deleg, unified)
+	assert.Regexp(t, "^"+rel+"/shellsup-[0-9]+-[0-9]+$", lines[1], "bash ran in a leaf of the delegated cgroup")
+	entries, err := os.ReadDir(deleg)
+	require.NoError(t, err)
+	for _, e := range entries {
+		assert.False(t, e.IsDir(), "leaf %s left behind", e.Name())
+	}
 }
