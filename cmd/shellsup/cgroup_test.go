@@ -64,6 +64,22 @@ func leafOf(t *testing.T, pid int) string {
 	return ""
 }
 
+// v1LeavesOf lists the v1 pids and memory cgroups of a process that are
+// shellsup leaves.
+func v1LeavesOf(t *testing.T, pid int) []string {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
+	require.NoError(t, err)
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) == 3 && (parts[1] == "pids" || parts[1] == "memory") && strings.Contains(parts[2], "/shellsup-") {
+			out = append(out, filepath.Join("/sys/fs/cgroup", parts[1], parts[2]))
+		}
+	}
+	return out
+}
+
 func TestCgroupTierByDefault(t *testing.T) {
 	needCgroupTier(t)
 	r := runShellsup(t, opts{command: "echo ready; sed -n 's/^0:://p' /proc/self/cgroup"})
@@ -92,9 +108,10 @@ func TestSweepAfterShellsupKilled(t *testing.T) {
 			require.NoError(t, os.Mkdir(parent, 0o755))
 			t.Cleanup(func() { _ = os.Remove(parent) })
 			var leaf string
+			var v1Leaves []string
 			bash := 0
 			r := runShellsup(t, opts{
-				args:        []string{"--cgroup", parent},
+				args:        []string{"--cgroup", parent, "--max-procs", "64", "--max-memory", "64M"},
 				command:     "setsid sleep 60 & setsid sleep 60 & echo ready; wait",
 				env:         []string{tok.Env()},
 				noLeakCheck: true,
@@ -104,6 +121,7 @@ func TestSweepAfterShellsupKilled(t *testing.T) {
 					}
 					if leaf == "" && strings.Contains(r.stdoutSoFar(), "ready") {
 						leaf = leafOf(t, bash)
+						v1Leaves = v1LeavesOf(t, bash)
 						r.signal(syscall.SIGKILL)
 					}
 				},
@@ -117,12 +135,19 @@ func TestSweepAfterShellsupKilled(t *testing.T) {
 			if how == "sweep" {
 				out, err := exec.Command(shellsupBin, "sweep", "--cgroup", parent).CombinedOutput()
 				require.NoError(t, err, "%s", out)
-				assert.Equal(t, "shellsup: sweep: killed 3 processes in "+leaf+" and removed it\n", string(out))
+				// The v2 leaf first; then the v1 limit leaves, emptied by the
+				// v2 cgroup.kill already (unless a shellsup started meanwhile
+				// by a parallel test swept them first).
+				assert.True(t, strings.HasPrefix(string(out), "shellsup: sweep: killed 3 processes in "+leaf+" and removed it\n"), "%s", out)
 			} else {
 				next := runShellsup(t, opts{args: []string{"--cgroup", parent}, command: "true", noLeakCheck: true}) // the killed run's zombies are this test's to reap
 				requireTotals(t, next)
 			}
 			assert.NoDirExists(t, leaf)
+			require.Len(t, v1Leaves, 2, "bash was in a v1 pids and a v1 memory leaf")
+			for _, d := range v1Leaves {
+				assert.NoDirExists(t, d, "the v1 limit leaves are swept too")
+			}
 			deadline := time.Now().Add(10 * time.Second)
 			for len(reapertest.Find(tok)) > 0 && time.Now().Before(deadline) {
 				reapertest.ReapOrphans() // bash and the sleepers were reparented to this test
