@@ -21,6 +21,11 @@ type Args struct {
 	Grace   string   // --grace SECONDS
 	Frames  bool     // --frames
 	Command []string // the positional arguments; exactly one is allowed
+
+	Cgroup    string // --cgroup PATH: a delegated cgroup v2 parent for the leaf
+	Require   string // --require TIER: cgroup or pidns
+	MaxProcs  string // --max-procs N
+	MaxMemory string // --max-memory BYTES (64M-style suffixes)
 }
 
 // Config is a validated run request.
@@ -31,6 +36,11 @@ type Config struct {
 	Budget  int
 	Grace   float64 // seconds
 	Frames  bool
+
+	CgroupParent string // absolute; "" means shellsup's own cgroup
+	Require      string // "", "cgroup" or "pidns"
+	MaxProcs     int64  // 0: no limit
+	MaxMemory    int64  // bytes; 0: no limit
 }
 
 // timeoutDuration converts the validated timeout.
@@ -63,6 +73,9 @@ func (a Args) Validate() (Config, error) {
 		if cfg.Budget, err = parseBudget(a.Budget); err != nil {
 			return cfg, err
 		}
+	}
+	if err := a.validateContainment(&cfg); err != nil {
+		return cfg, err
 	}
 	if cfg.Cwd, err = resolveCwd(a.Cwd); err != nil {
 		return cfg, err

@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/shellsup/shellsup/cgroup"
 	"github.com/shellsup/shellsup/decoder"
 	"github.com/shellsup/shellsup/protocol"
 	"github.com/shellsup/shellsup/reaper"
@@ -56,6 +57,11 @@ type session struct {
 	cancels chan string
 	started time.Time // bash spawned
 	cleaned time.Time // cleanup over
+	limits  cgroup.Stats
+	// cgroupKilled were killed by cgroup.kill before the /proc walk's
+	// SIGKILL pass, which then finds them gone.
+	cgroupKilled int
+	leafDir      string // the v2 leaf, reported in start
 }
 
 // run is the plan of a run, one step per line. Before spawn any failure is
@@ -66,13 +72,24 @@ func run(cfg Config, stdio Stdio, out *output) int {
 	if err != nil {
 		return fail(out, protocol.CategoryContainmentUnavailable, err, ExitFailed)
 	}
+	leaf, err := setupCgroup(cfg, cont)
+	if err == nil {
+		err = checkRequired(cfg, cont)
+	}
+	if err != nil {
+		closeLeaf(leaf)
+		return fail(out, protocol.CategoryContainmentUnavailable, err, ExitFailed)
+	}
 	if err := closeInheritedFds(); err != nil {
+		closeLeaf(leaf)
 		return fail(out, protocol.CategoryInternal, fmt.Errorf("marking inherited fds close-on-exec: %w", err), ExitFailed)
 	}
 	sigs := notifySignals()
 	s := newSession(cfg, out)
-	c, err := spawn(cfg)
+	s.leafDir = leafDir(leaf)
+	c, err := spawn(cfg, leaf)
 	if err != nil {
+		closeLeaf(leaf)
 		return s.spawnFailed(err)
 	}
 	w := reaper.StartWaiter(c.pid)
@@ -83,6 +100,7 @@ func run(cfg Config, stdio Stdio, out *output) int {
 	s.notice(end)
 	rep := cont.Cleanup(w, reaper.Deadlines{Grace: cfg.graceDuration(), Kill: killBudget})
 	s.cleaned = time.Now()
+	s.limits, s.cgroupKilled = leafStats(leaf) // final: Cleanup closed the leaf
 	drainTimedOut := d.finish(drainGrace)
 	return s.finish(w, end, rep, drainTimedOut)
 }
@@ -117,7 +135,7 @@ func (s *session) announce(c *child, cont *reaper.Containment) {
 	s.out.frame(&protocol.Start{
 		Version: protocol.Version, Pid: os.Getpid(), ChildPid: c.pid,
 		Command: s.cfg.Command, Cwd: s.cfg.Cwd, Timeout: s.cfg.Timeout, Budget: s.cfg.Budget,
-		Containment: cont.Name(),
+		Containment: cont.Name(), Cgroup: s.leafDir,
 	})
 }
 
@@ -231,10 +249,11 @@ func (s *session) totals(w *reaper.Waiter, end ending, rep reaper.Report, drainT
 		Result:       res,
 		CancelReason: end.reason,
 		Cleanup: protocol.Cleanup{
-			Tier: rep.Tier, Trigger: end.trigger.word(), Signalled: rep.Signalled, Killed: rep.Killed,
+			Tier: rep.Tier, Trigger: end.trigger.word(), Signalled: rep.Signalled, Killed: rep.Killed + s.cgroupKilled,
 			Reaped: w.Count(), Rounds: rep.Rounds, Stragglers: stragglers,
 			StragglersOmitted: len(rep.Stragglers) - len(stragglers),
 			Ms:                rep.Duration.Milliseconds(), DrainTimedOut: drainTimedOut,
+			PidsLimitHit: s.limits.PidsLimitHit, OOMKills: s.limits.OOMKills,
 		},
 	}
 }

@@ -77,6 +77,17 @@ type Request struct {
 	// had already finished.
 	Progress func(stream, text string) error
 
+	// MaxProcs caps the processes and threads the command may have at once
+	// (shellsup --max-procs, pids.max). 0 means no limit; otherwise at most
+	// 4194304. Where no pids controller can be had, shellsup refuses with
+	// CategoryContainmentUnavailable rather than run without the limit.
+	MaxProcs int64
+
+	// MaxMemory caps the command's memory in bytes, with no swap (shellsup
+	// --max-memory, memory.max). 0 means no limit; otherwise at least
+	// 4 MiB. Refused like MaxProcs where no memory controller can be had.
+	MaxMemory int64
+
 	// Binary is the shellsup executable. "" means $SHELLSUP_BIN, then
 	// "shellsup" in $PATH (both read from the calling process's
 	// environment, not from Env). A name without a slash is looked up in
@@ -87,21 +98,23 @@ type Request struct {
 
 // config is a validated Request.
 type config struct {
-	command  string
-	cwd      string
-	timeout  time.Duration
-	env      []string // nil: inherit
-	budget   int      // 0: shellsup's default
-	grace    *time.Duration
-	progress func(stream, text string) error
-	binary   string
+	command   string
+	cwd       string
+	timeout   time.Duration
+	env       []string // nil: inherit
+	budget    int      // 0: shellsup's default
+	grace     *time.Duration
+	progress  func(stream, text string) error
+	binary    string
+	maxProcs  int64 // 0: no limit
+	maxMemory int64 // 0: no limit
 }
 
 // validate checks every field and returns the run's configuration, or a
 // validation *Error quoting the bad value.
 func (r Request) validate() (config, error) {
 	c := config{command: r.Command, cwd: r.Cwd, timeout: r.Timeout, budget: r.Budget,
-		grace: r.Grace, progress: r.Progress, binary: r.Binary}
+		grace: r.Grace, progress: r.Progress, binary: r.Binary, maxProcs: r.MaxProcs, maxMemory: r.MaxMemory}
 	checks := []func() error{
 		func() error { return validateCommand(r.Command) },
 		func() error { return validateTimeout(&c.timeout) },
@@ -109,6 +122,7 @@ func (r Request) validate() (config, error) {
 		func() error { return validateBudget(r.Budget) },
 		func() error { return validateCwd(r.Cwd) },
 		func() error { return validateEnv(r.Env) },
+		func() error { return validateLimits(r.MaxProcs, r.MaxMemory) },
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {
@@ -158,6 +172,19 @@ func validateGrace(g *time.Duration) error {
 		return nil
 	}
 	return request.ValidateGrace(g.Seconds(), g.String())
+}
+
+// validateLimits checks MaxProcs and MaxMemory; 0 means no limit.
+func validateLimits(procs, memory int64) error {
+	if procs != 0 {
+		if err := request.ValidateMaxProcs(procs, strconv.FormatInt(procs, 10)); err != nil {
+			return err
+		}
+	}
+	if memory != 0 {
+		return request.ValidateMaxMemory(memory, strconv.FormatInt(memory, 10))
+	}
+	return nil
 }
 
 func validateBudget(b int) error {
@@ -217,6 +244,12 @@ func (c config) args() []string {
 	}
 	if c.grace != nil {
 		args = append(args, "--grace="+seconds(*c.grace))
+	}
+	if c.maxProcs != 0 {
+		args = append(args, "--max-procs="+strconv.FormatInt(c.maxProcs, 10))
+	}
+	if c.maxMemory != 0 {
+		args = append(args, "--max-memory="+strconv.FormatInt(c.maxMemory, 10))
 	}
 	return append(args, "--", c.command)
 }

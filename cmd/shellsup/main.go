@@ -18,6 +18,7 @@ import (
 // tool run instead of a command.
 var subcommands = map[string]func(args []string) int{
 	"decode": decodeMain,
+	"sweep":  func(args []string) int { return sweep(args, os.Stdout, os.Stderr) },
 }
 
 func main() {

@@ -18,6 +18,7 @@ import (
 // request, the one home of the limits.
 var Usage = fmt.Sprintf(`usage: shellsup [options] -- COMMAND
        shellsup decode < FRAMES
+       shellsup sweep [--cgroup PATH]
 
 Runs /bin/bash -lc COMMAND with stdin /dev/null, streams its output, and
 when it finishes, times out or is cancelled, kills and reaps every process
@@ -29,11 +30,18 @@ options:
   --budget BYTES     capture budget shared by stdout and stderr (default %d, at most %d)
   --grace SECONDS    SIGTERM → SIGKILL grace at cleanup (default %g, at most %g)
   --frames           machine mode: msgpack frames on stdout, control frames on stdin
+  --max-procs N      at most N processes and threads at once (pids.max)
+  --max-memory BYTES at most this much memory, no swap (memory.max); 512K, 64M, 1G
+  --cgroup PATH      make the run's leaf cgroup under this delegated cgroup v2
+  --require TIER     refuse to run unless TIER (cgroup or pidns) is in force
   --version          print the version
   --help             print this help
 
 shellsup decode reads a frames stream (shellsup --frames ... | shellsup decode)
 and prints each frame as one JSON object per line.
+
+shellsup sweep kills and removes the leaf cgroups of shellsups that died
+(e.g. SIGKILLed) and prints what it removed; every run does the same first.
 
 exit status: the command's (128+N if a signal N ended it); 124 timed out;
 130 cancelled; 125 shellsup failed; 126/127 bash could not be run / not found.
@@ -92,6 +100,10 @@ func Parse(argv []string) (supervisor.Args, error) {
 	fs.StringVar(&a.Budget, "budget", "", "")
 	fs.StringVar(&a.Grace, "grace", "", "")
 	fs.BoolVar(&a.Frames, "frames", a.Frames, "")
+	fs.StringVar(&a.MaxProcs, "max-procs", "", "")
+	fs.StringVar(&a.MaxMemory, "max-memory", "", "")
+	fs.StringVar(&a.Cgroup, "cgroup", "", "")
+	fs.StringVar(&a.Require, "require", "", "")
 	showVersion := fs.Bool("version", false, "")
 	if err := fs.Parse(argv); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -117,7 +129,7 @@ func options(argv []string) []string {
 }
 
 // optionNames lists the options for an "unknown option" message.
-const optionNames = "--timeout, --cwd, --budget, --grace, --frames, --version, --help"
+const optionNames = "--timeout, --cwd, --budget, --grace, --frames, --max-procs, --max-memory, --cgroup, --require, --version, --help"
 
 // describeFlagError rewords the flag package's errors, naming the option
 // the way the user typed it ("-V" stays "-V", "--V" stays "--V").

@@ -67,6 +67,8 @@ def run(
     env: Optional[Mapping[str, str]] = None,
     budget: int = 65536,
     grace: Optional[Union[int, float]] = None,
+    max_procs: Optional[int] = None,
+    max_memory: Optional[Union[int, str]] = None,
 ) -> SkillResult:
     """Run ``/bin/bash -lc command`` under shellsup and return its SkillResult.
 
@@ -86,6 +88,12 @@ def run(
     budget: capture budget in bytes, shared by stdout and stderr (52 to 524288).
     grace: seconds between SIGTERM and SIGKILL at cleanup (0 to 60); None
         means shellsup's default, 2.
+    max_procs: at most this many processes and threads at once (pids.max);
+        None means no limit.
+    max_memory: memory cap with no swap (memory.max), in bytes or as "64M"
+        (powers of 1024), at least 4 MiB; None means no limit. A limit that
+        the host cannot enforce raises ShellsupError with category
+        ``"containment_unavailable"``: it is never dropped silently.
 
     Non-zero exits, timeouts and cancellations are results. Raises
     ShellsupError for a run that cannot happen (``category`` says why); the
@@ -93,7 +101,7 @@ def run(
     the run is cancelled, its cleanup awaited (bounded), and the interrupt
     re-raised.
     """
-    req = request(command, cwd, timeout, budget, grace, env)
+    req = request(command, cwd, timeout, budget, grace, env, max_procs, max_memory)
     progress = check_progress(progress)
     runner = Run(req, find_binary(), progress)
     runner.start()
@@ -109,6 +117,8 @@ async def run_async(
     env: Optional[Mapping[str, str]] = None,
     budget: int = 65536,
     grace: Optional[Union[int, float]] = None,
+    max_procs: Optional[int] = None,
+    max_memory: Optional[Union[int, str]] = None,
 ) -> SkillResult:
     """The asyncio variant of run(), with the same parameters and result.
 
@@ -117,6 +127,6 @@ async def run_async(
     runs may proceed concurrently in one event loop. progress may also be a
     coroutine function; it is awaited before the next frame is read.
     """
-    req = request(command, cwd, timeout, budget, grace, env)
+    req = request(command, cwd, timeout, budget, grace, env, max_procs, max_memory)
     progress = check_progress(progress)
     return await AsyncRun(req, find_binary(), progress).wait()

@@ -47,6 +47,8 @@ class Request:
     budget: int
     grace: Optional[Union[int, float]]
     env: Optional[Dict[Union[str, bytes], Union[str, bytes]]]
+    max_procs: Optional[int] = None  # --max-procs
+    max_memory: Optional[int] = None  # --max-memory, bytes
 
     def argv(self, binary: str) -> List[str]:
         """shellsup's command line in frames mode."""
@@ -54,6 +56,10 @@ class Request:
                 "--budget", str(self.budget)]
         if self.grace is not None:
             args += ["--grace", _number(self.grace)]
+        if self.max_procs is not None:
+            args += ["--max-procs", str(self.max_procs)]
+        if self.max_memory is not None:
+            args += ["--max-memory", str(self.max_memory)]
         return args + ["--", self.command]
 
     @property
@@ -194,7 +200,8 @@ def check_progress(progress: Any) -> Optional[Callable[[str, str], Any]]:
     return progress
 
 
-def request(command: Any, cwd: Any, timeout: Any, budget: Any, grace: Any, env: Any) -> Request:
+def request(command: Any, cwd: Any, timeout: Any, budget: Any, grace: Any, env: Any,
+            max_procs: Any = None, max_memory: Any = None) -> Request:
     """Check every argument, in the order of run()'s signature."""
     return Request(
         command=check_command(command),
@@ -203,4 +210,43 @@ def request(command: Any, cwd: Any, timeout: Any, budget: Any, grace: Any, env: 
         budget=check_budget(budget),
         grace=check_grace(grace),
         env=check_env(env),
+        max_procs=check_max_procs(max_procs),
+        max_memory=check_max_memory(max_memory),
     )
+
+
+MAX_PROCS = 4 << 20  # the kernel's PID_MAX_LIMIT
+MIN_MEMORY = 4 << 20  # a login shell needs that much to start
+_SUFFIX = {"": 0, "K": 10, "M": 20, "G": 30, "T": 40}
+
+
+def check_max_procs(max_procs: Any) -> Optional[int]:
+    if max_procs is None:
+        return None
+    if not isinstance(max_procs, int) or isinstance(max_procs, bool) or not 2 <= max_procs <= MAX_PROCS:
+        raise invalid(f"max_procs must be None or a whole number of processes, at least 2 and at most {MAX_PROCS} "
+                      f"(got {quote(max_procs)})")
+    return max_procs
+
+
+def check_max_memory(max_memory: Any) -> Optional[int]:
+    """None, a number of bytes, or a string such as "64M" (powers of 1024)."""
+    if max_memory is None:
+        return None
+    value = None
+    if isinstance(max_memory, int) and not isinstance(max_memory, bool):
+        value = max_memory
+    elif isinstance(max_memory, str):
+        text = max_memory.strip().upper()
+        for tail in ("IB", "B"):
+            if text.endswith(tail):
+                text = text[: -len(tail)]
+                break
+        unit = text[-1:] if text[-1:] in _SUFFIX else ""
+        digits = text[: len(text) - len(unit)]
+        if digits.isdigit():
+            value = int(digits) << _SUFFIX[unit]
+    if value is None or value < MIN_MEMORY:
+        raise invalid(f"max_memory must be None or at least {MIN_MEMORY} bytes: a number of bytes or a string "
+                      f"with a K, M, G or T suffix (powers of 1024), e.g. \"64M\" (got {quote(max_memory)})")
+    return value
