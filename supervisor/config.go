@@ -16,12 +16,13 @@ import (
 // Args are the command line as given, before validation. Empty strings
 // mean "use the default".
 type Args struct {
-	Timeout string   // --timeout SECONDS
-	Cwd     string   // --cwd DIR
-	Budget  string   // --budget BYTES
-	Grace   string   // --grace SECONDS
-	Frames  bool     // --frames
-	Command []string // the positional arguments; exactly one is allowed
+	Timeout      string   // --timeout SECONDS
+	Cwd          string   // --cwd DIR
+	Budget       string   // --budget BYTES
+	Grace        string   // --grace SECONDS
+	Frames       bool     // --frames
+	PIDNamespace bool     // --pidns
+	Command      []string // the positional arguments; exactly one is allowed
 }
 
 // Config is a validated run request.
@@ -32,6 +33,8 @@ type Config struct {
 	Budget  int
 	Grace   float64 // seconds
 	Frames  bool
+	// PIDNamespace runs the command under an init of its own PID namespace.
+	PIDNamespace bool
 }
 
 // timeoutDuration converts the validated timeout.
@@ -45,7 +48,7 @@ func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Se
 // error, a *protocol.ValidationError, quotes the bad value and says what is
 // allowed.
 func (a Args) Validate() (Config, error) {
-	cfg := Config{Timeout: protocol.DefaultTimeout, Budget: decoder.DefaultBudget, Grace: protocol.DefaultGrace, Frames: a.Frames}
+	cfg := Config{Timeout: protocol.DefaultTimeout, Budget: decoder.DefaultBudget, Grace: protocol.DefaultGrace, Frames: a.Frames, PIDNamespace: a.PIDNamespace}
 	var err error
 	if cfg.Command, err = a.command(); err != nil {
 		return cfg, err

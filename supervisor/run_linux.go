@@ -30,6 +30,7 @@ type ending struct {
 // session is one run in progress.
 type session struct {
 	cfg     Config
+	leader  leader // the end of bash: the Waiter's, or the PID-namespace init's report
 	out     *output
 	capture *decoder.Capture
 	cancels chan string
@@ -50,15 +51,16 @@ func run(cfg Config, stdio Stdio, out *output) int {
 	}
 	sigs := notifySignals()
 	s := newSession(cfg, out)
-	c, err := spawn(cfg)
+	c, err := spawnFor(cfg, cont)
 	if err != nil {
 		return s.spawnFailed(err)
 	}
 	w := reaper.StartWaiter(c.pid)
+	s.leader = c.leader(w)
 	s.announce(c, cont)
 	d := startDrain(c, s.capture, out.progress)
 	s.watchCancels(stdio.Stdin, sigs)
-	end := s.awaitEnding(w)
+	end := s.awaitEnding(s.leader)
 	s.notice(end)
 	rep := cont.Cleanup(w, reaper.Deadlines{Grace: cfg.graceDuration(), Kill: killBudget})
 	s.cleaned = time.Now()
@@ -89,13 +91,16 @@ func (s *session) spawnFailed(err error) int {
 	if errors.As(err, &ee) {
 		return fail(s.out, protocol.CategoryExecFailed, err, ee.exitCode())
 	}
+	if isUnavailable(err) {
+		return fail(s.out, protocol.CategoryContainmentUnavailable, err, ExitFailed)
+	}
 	return fail(s.out, protocol.CategoryInternal, err, ExitFailed)
 }
 
 // announce sends the start frame.
 func (s *session) announce(c *child, cont *reaper.Containment) {
 	s.out.frame(&protocol.Start{
-		Version: protocol.Version, Pid: os.Getpid(), ChildPid: c.pid,
+		Version: protocol.Version, Pid: os.Getpid(), ChildPid: c.bashPid(),
 		Command: s.cfg.Command, Cwd: s.cfg.Cwd, Timeout: s.cfg.Timeout, Budget: s.cfg.Budget,
 		Containment: cont.Name(),
 	})
@@ -122,7 +127,7 @@ func (s *session) watchCancels(stdin *os.File, sigs *signalSet) {
 }
 
 // awaitEnding waits for the first of: bash exited, the timeout, a cancel.
-func (s *session) awaitEnding(w *reaper.Waiter) ending {
+func (s *session) awaitEnding(w leader) ending {
 	timer := time.NewTimer(s.cfg.timeoutDuration())
 	defer timer.Stop()
 	select {
@@ -141,7 +146,7 @@ func (s *session) awaitEnding(w *reaper.Waiter) ending {
 	}
 }
 
-func exited(w *reaper.Waiter) bool {
+func exited(w leader) bool {
 	select {
 	case <-w.LeaderExited():
 		return true
@@ -198,10 +203,11 @@ func (s *session) totals(w *reaper.Waiter, end ending, rep reaper.Report, drainT
 	select {
 	case <-w.Empty():
 		<-w.LeaderExited() // closed right after Empty, by the same goroutine
+		settle(s.leader)
 	default:
 	}
-	if exited(w) {
-		res.ExitCode, res.Signal = statusOf(w.LeaderStatus())
+	if exited(s.leader) {
+		res.ExitCode, res.Signal = statusOf(s.leader.LeaderStatus())
 	}
 	stragglers := make([]protocol.Straggler, 0, min(len(rep.Stragglers), maxStragglers))
 	for _, st := range rep.Stragglers[:min(len(rep.Stragglers), maxStragglers)] {

@@ -9,6 +9,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/shellsup/shellsup/pidns"
 )
 
 const bashPath = "/bin/bash"
@@ -22,6 +24,8 @@ const pipeSize = 1 << 20
 type child struct {
 	pid            int
 	stdout, stderr *os.File
+	shownPid       int         // bash's pid when pid is not bash's (PID-namespace init), else 0
+	ns             *pidns.Init // the PID-namespace init, or nil
 }
 
 // execError is bash failing to start; the kernel's errno tells why.

@@ -15,6 +15,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/shellsup/shellsup/pidns"
 	"github.com/shellsup/shellsup/protocol"
 	"github.com/shellsup/shellsup/supervisor"
 )
@@ -34,6 +35,7 @@ options:
   --budget BYTES     capture budget shared by stdout and stderr (default 65536, at most 524288)
   --grace SECONDS    SIGTERM → SIGKILL grace at cleanup (default 2, at most 60)
   --frames           machine mode: msgpack frames on stdout, control frames on stdin
+  --pidns            run the command in its own PID namespace (see the README)
   --version          print the version
   --help             print this help
 
@@ -42,6 +44,7 @@ exit status: the command's (128+N if a signal N ended it); 124 timed out;
 `
 
 func main() {
+	pidns.MaybeInit() // the PID-namespace init is this binary, re-executed; it never returns
 	args, err := parseArgs(os.Args[1:])
 	switch {
 	case errors.Is(err, flag.ErrHelp):
@@ -76,6 +79,7 @@ func parseArgs(argv []string) (supervisor.Args, error) {
 	fs.StringVar(&a.Budget, "budget", "", "")
 	fs.StringVar(&a.Grace, "grace", "", "")
 	fs.BoolVar(&a.Frames, "frames", a.Frames, "")
+	fs.BoolVar(&a.PIDNamespace, "pidns", false, "")
 	showVersion := fs.Bool("version", false, "")
 	if err := fs.Parse(argv); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -95,7 +99,7 @@ func parseArgs(argv []string) (supervisor.Args, error) {
 func describeFlagError(err error) string {
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
-		return fmt.Sprintf("unknown option %q (options: --timeout, --cwd, --budget, --grace, --frames, --version, --help)", "--"+name)
+		return fmt.Sprintf("unknown option %q (options: --timeout, --cwd, --budget, --grace, --frames, --pidns, --version, --help)", "--"+name)
 	}
 	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
 		return fmt.Sprintf("option %q needs a value", "--"+name)
