@@ -60,6 +60,7 @@ func run(cfg Config, stdio Stdio, out *output) int {
 	s.announce(c, cont)
 	d := startDrain(c, s.capture, out.progress)
 	s.watchCancels(stdio.Stdin, sigs)
+	defer watchParent(stdio, s.cancel)()
 	end := s.awaitEnding(s.leader)
 	s.notice(end)
 	rep := cont.Cleanup(w, reaper.Deadlines{Grace: cfg.graceDuration(), Kill: killBudget})
