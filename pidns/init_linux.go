@@ -146,14 +146,14 @@ func quietStdio() {
 	unix.Close(fd)
 }
 
-// forward passes on to bash the signals a job control shell or a
-// supervisor sends (through the pidfd: bash's pid is never reused under
-// it). Others are dropped.
+// forward passes on to bash the signals that cancel a run (SIGTERM,
+// SIGINT, SIGHUP), through the pidfd: bash's pid is never reused under it.
+// Every other signal is dropped, so the command cannot use the init to
+// signal itself in ways it could not anyway.
 func forward(sigs <-chan os.Signal, pidfd int) {
 	for sig := range sigs {
 		switch sig {
-		case unix.SIGTERM, unix.SIGINT, unix.SIGHUP, unix.SIGQUIT, unix.SIGUSR1, unix.SIGUSR2,
-			unix.SIGALRM, unix.SIGWINCH, unix.SIGCONT:
+		case unix.SIGTERM, unix.SIGINT, unix.SIGHUP:
 			if pidfd >= 0 {
 				_ = unix.PidfdSendSignal(pidfd, sig.(syscall.Signal), nil, 0) // ESRCH: bash is gone
 			}
