@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -131,11 +132,25 @@ func describeForkError(err error) error {
 	if errors.Is(err, syscall.E2BIG) {
 		return &ExecError{Errno: syscall.E2BIG}
 	}
-	what := "creating a PID namespace"
+	what := "creating a PID namespace for --pidns"
 	if os.Geteuid() != 0 {
-		what = "creating a user and PID namespace"
+		what = "creating a user and PID namespace for --pidns"
+	}
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		if hint, ok := forkHints[errno]; ok {
+			err = fmt.Errorf("%w (%s): %s", err, unix.ErrnoName(errno), hint)
+		}
 	}
 	return &UnavailableError{What: what, Err: err}
+}
+
+// forkHints say what the usual refusals of clone(CLONE_NEWPID…) mean.
+var forkHints = map[syscall.Errno]string{
+	syscall.ENOSPC: "a namespace limit is reached (/proc/sys/user/max_pid_namespaces, max_user_namespaces or max_mnt_namespaces)",
+	syscall.EPERM:  "not permitted here (unprivileged user namespaces disabled by kernel.unprivileged_userns_clone or a security module, or a seccomp filter)",
+	syscall.EINVAL: "this kernel does not support the namespaces",
+	syscall.EUSERS: "too deeply nested user namespaces",
 }
 
 // awaitStart reads the init's first record.
@@ -183,18 +198,21 @@ func reap(pid int) {
 }
 
 // firstChild is the init's child, bash, as shellsup's namespace numbers it
-// (0 if bash is already gone).
+// (0 if bash is already gone). Every thread's children file is read: bash
+// was forked from whichever thread the init's runtime chose.
 func firstChild(pid int) int {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
-	if err != nil {
-		return 0
+	files, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		if fields := strings.Fields(string(b)); len(fields) > 0 {
+			n, _ := strconv.Atoi(fields[0])
+			return n
+		}
 	}
-	f := strings.Fields(string(b))
-	if len(f) == 0 {
-		return 0
-	}
-	n, _ := strconv.Atoi(f[0])
-	return n
+	return 0
 }
 
 // readStatus waits for bash's status, or for the init to go.

@@ -417,3 +417,47 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		}
 	}
 }
+
+// TestPidnsUnavailable: where PID namespaces cannot be made (here: a user
+// namespace the test creates, whose namespace limits it sets to 0),
+// --pidns refuses with containment_unavailable and nothing is spawned.
+func TestPidnsUnavailable(t *testing.T) {
+	if _, err := exec.LookPath("unshare"); err != nil {
+		t.Skip("unshare is not installed")
+	}
+	marker := filepath.Join(t.TempDir(), "ran")
+	tok := reapertest.NewToken()
+	cmd := exec.Command("unshare", "--user", "--map-root-user", "/bin/sh", "-c",
+		`echo 0 >/proc/sys/user/max_pid_namespaces && echo 0 >/proc/sys/user/max_user_namespaces && exec "$0" --frames --pidns -- "touch $1"`,
+		shellsupBin, marker)
+	cmd.Env = baseEnv(tok)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee, "stderr %q", stderr.String())
+	assert.Equal(t, 125, ee.ExitCode())
+	start, tot, errf := decodeFrames(t, stdout.Bytes())
+	assert.Nil(t, start)
+	assert.Nil(t, tot)
+	require.NotNil(t, errf, "stderr %q", stderr.String())
+	assert.Equal(t, protocol.CategoryContainmentUnavailable, errf.Category)
+	assert.Contains(t, errf.Message, "PID namespace")
+	assert.Contains(t, errf.Message, "ENOSPC")
+	assert.NoFileExists(t, marker, "nothing may run")
+	reapertest.Check(t, tok)
+}
+
+// TestPidnsInitNotByAccident: the init's argv[0] and key are not enough:
+// outside pid 1 the binary is plain shellsup, which refuses the arguments.
+func TestPidnsInitNotByAccident(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "ran")
+	cmd := &exec.Cmd{Path: shellsupBin, Args: []string{"shellsup-pidns-init", "shellsup-pidns-init-7f3a91c2-v1", "touch " + marker}}
+	cmd.Env = baseEnv(reapertest.NewToken())
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee, "output %q", out)
+	assert.Equal(t, 125, ee.ExitCode())
+	assert.Contains(t, string(out), "shellsup: ")
+	assert.NoFileExists(t, marker)
+}
