@@ -67,6 +67,7 @@ def run(
     env: Optional[Mapping[str, str]] = None,
     budget: int = 65536,
     grace: Optional[Union[int, float]] = None,
+    pidns: bool = False,
 ) -> SkillResult:
     """Run ``/bin/bash -lc command`` under shellsup and return its SkillResult.
 
@@ -86,6 +87,10 @@ def run(
     budget: capture budget in bytes, shared by stdout and stderr (52 to 524288).
     grace: seconds between SIGTERM and SIGKILL at cleanup (0 to 60); None
         means shellsup's default, 2.
+    pidns: True runs the command under an init of its own PID namespace
+        (shellsup --pidns): if shellsup dies for any reason, the kernel kills
+        every process of the command. Where the namespaces cannot be made,
+        ShellsupError with category "containment_unavailable".
 
     Non-zero exits, timeouts and cancellations are results. Raises
     ShellsupError for a run that cannot happen (``category`` says why); the
@@ -93,7 +98,7 @@ def run(
     the run is cancelled, its cleanup awaited (bounded), and the interrupt
     re-raised.
     """
-    req = request(command, cwd, timeout, budget, grace, env)
+    req = request(command, cwd, timeout, budget, grace, env, pidns)
     progress = check_progress(progress)
     runner = Run(req, find_binary(), progress)
     runner.start()
@@ -109,6 +114,7 @@ async def run_async(
     env: Optional[Mapping[str, str]] = None,
     budget: int = 65536,
     grace: Optional[Union[int, float]] = None,
+    pidns: bool = False,
 ) -> SkillResult:
     """The asyncio variant of run(), with the same parameters and result.
 
@@ -117,6 +123,6 @@ async def run_async(
     runs may proceed concurrently in one event loop. progress may also be a
     coroutine function; it is awaited before the next frame is read.
     """
-    req = request(command, cwd, timeout, budget, grace, env)
+    req = request(command, cwd, timeout, budget, grace, env, pidns)
     progress = check_progress(progress)
     return await AsyncRun(req, find_binary(), progress).wait()

@@ -47,6 +47,7 @@ class Request:
     budget: int
     grace: Optional[Union[int, float]]
     env: Optional[Dict[Union[str, bytes], Union[str, bytes]]]
+    pidns: bool = False
 
     def argv(self, binary: str) -> List[str]:
         """shellsup's command line in frames mode."""
@@ -54,6 +55,8 @@ class Request:
                 "--budget", str(self.budget)]
         if self.grace is not None:
             args += ["--grace", _number(self.grace)]
+        if self.pidns:
+            args.append("--pidns")
         return args + ["--", self.command]
 
     @property
@@ -194,7 +197,13 @@ def check_progress(progress: Any) -> Optional[Callable[[str, str], Any]]:
     return progress
 
 
-def request(command: Any, cwd: Any, timeout: Any, budget: Any, grace: Any, env: Any) -> Request:
+def check_pidns(pidns: Any) -> bool:
+    if not isinstance(pidns, bool):
+        raise invalid(f"pidns must be True or False (got {quote(pidns)} of type {type(pidns).__name__})")
+    return pidns
+
+
+def request(command: Any, cwd: Any, timeout: Any, budget: Any, grace: Any, env: Any, pidns: Any = False) -> Request:
     """Check every argument, in the order of run()'s signature."""
     return Request(
         command=check_command(command),
@@ -203,4 +212,5 @@ def request(command: Any, cwd: Any, timeout: Any, budget: Any, grace: Any, env: 
         budget=check_budget(budget),
         grace=check_grace(grace),
         env=check_env(env),
+        pidns=check_pidns(pidns),
     )
