@@ -65,6 +65,10 @@ func runInit(command string) int {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return setupFailed(status, recPrivate, err)
 	}
+	// The host's /proc goes first where it may (as root; in a user
+	// namespace it is locked in place, and bash has no capability to
+	// unmount what covers it), so unmounting the new one reveals nothing.
+	_ = unix.Unmount("/proc", unix.MNT_DETACH)
 	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 		return setupFailed(status, recMountProc, err)
 	}

@@ -12,20 +12,24 @@ import (
 // parent process exits, or its stdout or stderr, when a pipe, loses its
 // reader, in every mode and without waiting for a write to fail. The
 // parent is watched through a pidfd opened at start and checked against
-// getppid() afterwards: a parent that died before the pidfd was opened has
-// already reparented shellsup. stop ends the watch.
-func watchParent(stdio Stdio, cancel func(reason string)) (stop func()) {
+// getppid() afterwards: a parent that died before the pidfd was opened
+// (since ppid was read, at start) has already reparented shellsup. stop ends
+// the watch.
+func watchParent(ppid int, stdio Stdio, cancel func(reason string)) (stop func()) {
 	wake, err := unix.Eventfd(0, unix.EFD_CLOEXEC)
 	if err != nil {
 		return func() {} // EPIPE and the control channel still tell
 	}
 	fds := []unix.PollFd{{Fd: int32(wake), Events: unix.POLLIN}}
 	pidfd := -1
-	if ppid := os.Getppid(); ppid > 1 {
-		if pidfd, err = unix.PidfdOpen(ppid, 0); err == nil {
-			if os.Getppid() != ppid {
-				cancel(protocol.ReasonParentGone)
-			}
+	if ppid > 1 { // 1: init never dies; 0: the parent is outside shellsup's PID namespace
+		if pidfd, err = unix.PidfdOpen(ppid, 0); err != nil {
+			pidfd = -1
+		}
+		switch {
+		case os.Getppid() != ppid:
+			cancel(protocol.ReasonParentGone) // the pidfd, if any, may name a stranger
+		case err == nil:
 			fds = append(fds, unix.PollFd{Fd: int32(pidfd), Events: unix.POLLIN})
 		}
 	}

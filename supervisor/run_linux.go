@@ -42,6 +42,7 @@ type session struct {
 // fatal and nothing exists; after it, every path goes through the cleanup
 // and ends with totals.
 func run(cfg Config, stdio Stdio, out *output) int {
+	ppid := os.Getppid() // before anything that takes time: a parent that dies later is noticed
 	cont, err := setupContainment()
 	if err != nil {
 		return fail(out, protocol.CategoryContainmentUnavailable, err, ExitFailed)
@@ -60,7 +61,7 @@ func run(cfg Config, stdio Stdio, out *output) int {
 	s.announce(c, cont)
 	d := startDrain(c, s.capture, out.progress)
 	s.watchCancels(stdio.Stdin, sigs)
-	defer watchParent(stdio, s.cancel)()
+	defer watchParent(ppid, stdio, s.cancel)()
 	end := s.awaitEnding(s.leader)
 	s.notice(end)
 	rep := cont.Cleanup(w, reaper.Deadlines{Grace: cfg.graceDuration(), Kill: killBudget})
