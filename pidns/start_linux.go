@@ -215,15 +215,20 @@ func firstChild(pid int) int {
 	return 0
 }
 
-// readStatus waits for bash's status, or for the init to go.
+// readStatus waits for bash's status, or for the init to go (EOF: the
+// init's end is closed only by its death). If Close gives up first, bash's
+// end stays unknown.
 func (in *Init) readStatus() {
-	defer close(in.exited)
 	kind, value, err := readRecord(in.status)
-	if err == nil && kind == recExited {
+	switch {
+	case err == nil && kind == recExited:
 		in.mu.Lock()
 		in.ws, in.known = unix.WaitStatus(value), true
 		in.mu.Unlock()
+	case !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF):
+		return // closed under it: nothing is known
 	}
+	close(in.exited)
 }
 
 // Pid is the init's pid (shellsup's child).
@@ -232,12 +237,12 @@ func (in *Init) Pid() int { return in.pid }
 // BashPid is bash's pid in shellsup's PID namespace.
 func (in *Init) BashPid() int { return in.bashPid }
 
-// LeaderExited is closed once bash has exited (or the namespace is gone).
+// LeaderExited is closed once bash has exited or the init is gone.
 func (in *Init) LeaderExited() <-chan struct{} { return in.exited }
 
 // LeaderStatus is bash's wait status; valid once LeaderExited is closed.
-// If the namespace went down before the init could report it, bash was
-// killed with it by the kernel: SIGKILL.
+// If the init died before it could report it, bash was killed with the
+// namespace by the kernel: SIGKILL.
 func (in *Init) LeaderStatus() unix.WaitStatus {
 	in.mu.Lock()
 	defer in.mu.Unlock()
