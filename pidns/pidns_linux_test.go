@@ -3,6 +3,7 @@ package pidns
 import (
 	"bufio"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -24,6 +25,12 @@ func TestMain(m *testing.M) {
 // reads, and a clean HOME.
 func start(t *testing.T, tok reapertest.Token, command string) (*Init, *bufio.Reader) {
 	t.Helper()
+	return startIn(t, tok, command, -1)
+}
+
+// startIn is start, the init in the cgroup cg (-1: none).
+func startIn(t *testing.T, tok reapertest.Token, command string, cg int) (*Init, *bufio.Reader) {
+	t.Helper()
 	devnull, err := os.Open(os.DevNull)
 	require.NoError(t, err)
 	defer devnull.Close()
@@ -33,8 +40,9 @@ func start(t *testing.T, tok reapertest.Token, command string) (*Init, *bufio.Re
 	home := t.TempDir()
 	in, err := Start(Spec{
 		Command: command, Cwd: home,
-		Env:   append(os.Environ(), "HOME="+home, tok.Env()),
-		Stdio: [3]uintptr{devnull.Fd(), w.Fd(), devnull.Fd()},
+		Env:         append(os.Environ(), "HOME="+home, tok.Env()),
+		Stdio:       [3]uintptr{devnull.Fd(), w.Fd(), devnull.Fd()},
+		UseCgroupFD: cg >= 0, CgroupFD: cg,
 	})
 	w.Close()
 	require.NoError(t, err)
@@ -108,4 +116,38 @@ func TestKillTakesTheNamespaceDown(t *testing.T) {
 	assert.Empty(t, reapertest.Find(tok), "the init's death took every process of the namespace")
 	require.NoError(t, in.Close())
 	require.NoError(t, in.Close(), "Close is idempotent")
+}
+
+// TestInitIntoCgroup: a cgroup tier can have the init, and so the whole
+// namespace, start in its leaf (CLONE_INTO_CGROUP).
+func TestInitIntoCgroup(t *testing.T) {
+	const root = "/sys/fs/cgroup/unified"
+	var st unix.Statfs_t
+	if unix.Statfs(root, &st) != nil || st.Type != unix.CGROUP2_SUPER_MAGIC || unix.Access(root, unix.W_OK) != nil {
+		t.Skip("no writable cgroup2 at " + root)
+	}
+	leaf, err := os.MkdirTemp(root, "shellsup-pidns-test-")
+	require.NoError(t, err)
+	defer func() {
+		for deadline := time.Now().Add(10 * time.Second); os.Remove(leaf) != nil && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond) // the last member is leaving
+		}
+	}()
+	fd, err := unix.Open(leaf, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	require.NoError(t, err)
+	defer unix.Close(fd)
+	tok := reapertest.NewToken()
+	in, out := startIn(t, tok, "echo ready; sleep 300", fd)
+	line, err := out.ReadString('\n')
+	require.NoError(t, err)
+	require.Equal(t, "ready\n", line)
+	b, err := os.ReadFile(leaf + "/cgroup.procs")
+	require.NoError(t, err)
+	procs := strings.Fields(string(b))
+	assert.Contains(t, procs, strconv.Itoa(in.Pid()), "the init is in the leaf")
+	assert.Contains(t, procs, strconv.Itoa(in.BashPid()), "and bash with it")
+	require.NoError(t, in.Kill())
+	waitInit(t, in)
+	require.NoError(t, in.Close())
+	reapertest.Check(t, tok)
 }

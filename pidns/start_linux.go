@@ -24,6 +24,10 @@ type Spec struct {
 	Env     []string
 	// Stdio are the fds the init, and so bash, gets as 0, 1 and 2.
 	Stdio [3]uintptr
+	// CgroupFD, when UseCgroupFD is set, is a cgroup v2 directory the init
+	// is started in (CLONE_INTO_CGROUP), for a cgroup tier under this one.
+	UseCgroupFD bool
+	CgroupFD    int
 }
 
 // UnavailableError: the namespaces could not be made, or the init could
@@ -97,7 +101,8 @@ func Start(spec Spec) (*Init, error) {
 // forkInit execs this binary as the init, in new namespaces, with the same
 // empty signal mask the normal spawn gives bash.
 func forkInit(spec Spec, statusW int) (int, error) {
-	sys := &syscall.SysProcAttr{Setsid: true, Cloneflags: unix.CLONE_NEWPID | unix.CLONE_NEWNS}
+	sys := &syscall.SysProcAttr{Setsid: true, Cloneflags: unix.CLONE_NEWPID | unix.CLONE_NEWNS,
+		UseCgroupFD: spec.UseCgroupFD, CgroupFD: spec.CgroupFD}
 	if uid := os.Geteuid(); uid != 0 {
 		gid := os.Getegid()
 		sys.Cloneflags |= unix.CLONE_NEWUSER
