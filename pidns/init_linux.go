@@ -17,6 +17,8 @@ import (
 const (
 	initArgv0 = "shellsup-pidns-init"
 	initKey   = "shellsup-pidns-init-7f3a91c2-v1"
+	// initComm is the init's name in ps (the kernel keeps 15 bytes).
+	initComm = "shellsup-init"
 )
 
 // statusFd is the init's end of the status pipe, the write end.
@@ -49,7 +51,7 @@ func MaybeInit() {
 // status as shellsup reports it (N, or 128+N for signal N).
 func runInit(command string) int {
 	status := os.NewFile(statusFd, "status")
-	_ = setName(initArgv0) // what ps shows for pid 1; cosmetic
+	_ = setName(initComm) // what ps shows for pid 1; cosmetic
 	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0); err != nil {
 		return setupFailed(status, recDeathsig, err)
 	}

@@ -17,7 +17,7 @@ func TestRunPIDNamespace(t *testing.T) {
 	req.PIDNamespace = true
 	res, err := Run(context.Background(), req)
 	require.NoError(t, err)
-	assert.Equal(t, "shellsup-pidns-\nppid 1\n", res.Stdout)
+	assert.Equal(t, "shellsup-init\nppid 1\n", res.Stdout)
 	assert.Equal(t, 9, res.ExitCode)
 	assert.Equal(t, "pidns+subreaper", res.Cleanup.Tier)
 	assert.True(t, res.Cleanup.Clean(), "stragglers: %v", res.Cleanup.Stragglers)

@@ -84,14 +84,14 @@ func TestPidnsOwnProc(t *testing.T) {
 	require.Equal(t, 0, *tot.ExitCode, "stderr %q", tot.Stderr)
 	lines := strings.Split(strings.TrimSpace(tot.Stdout), "\n")
 	require.GreaterOrEqual(t, len(lines), 4, "%q", tot.Stdout)
-	assert.Equal(t, "shellsup-pidns-", lines[0], "pid 1 is the init (comm is 15 bytes at most)")
+	assert.Equal(t, "shellsup-init", lines[0], "pid 1 is the init")
 	assert.NotEqual(t, "self 1", lines[1])
 	n, err := strconv.Atoi(lines[2])
 	require.NoError(t, err)
 	assert.Less(t, n, 12, "pids in /proc: the init, bash, sleep, ls, grep")
 	comms := lines[3:]
 	for _, c := range comms {
-		assert.Contains(t, []string{"shellsup-pidns-", "bash", "sleep", "ps"}, c, "ps shows %q", comms)
+		assert.Contains(t, []string{"shellsup-init", "bash", "sleep", "ps"}, c, "ps shows %q", comms)
 	}
 	// From outside, bash is reported by its host pid, a descendant of shellsup.
 	assert.NotEqual(t, r.start.Pid, r.start.ChildPid)

@@ -7,7 +7,7 @@ import shellsup as shell
 
 def test_pidns_runs_under_its_own_init():
     result = shell.run("sleep 300 & cat /proc/1/comm; echo ppid $PPID; exit 9", pidns=True, progress=None)
-    assert result["stdout"] == "shellsup-pidns-\nppid 1\n"
+    assert result["stdout"] == "shellsup-init\nppid 1\n"
     assert (result["exitCode"], result["signal"]) == (9, None)
     assert result.cleanup["tier"] == "pidns+subreaper" and result.cleanup["stragglers"] == []
 
