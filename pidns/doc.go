@@ -11,14 +11,15 @@
 //     there (its end of the status pipe is open), so when shellsup dies for
 //     any reason the kernel kills the init and with it every process of
 //     the namespace;
-//   - makes every mount private and mounts a fresh /proc, so ps inside sees
-//     only the command's tree;
+//   - makes every mount private, detaches the host's /proc where it may and
+//     mounts a fresh one, so ps inside sees only the command's tree;
 //   - starts /bin/bash -lc COMMAND in a new session with the stdio,
 //     environment, working directory, empty signal mask and default
 //     dispositions shellsup gave the init;
-//   - reaps every process of the namespace, forwards the catchable
-//     signals it receives to bash, reports bash's wait status on the status
-//     pipe as soon as bash is reaped, and exits once it has no child left.
+//   - reaps every process of the namespace, passes SIGTERM, SIGINT and
+//     SIGHUP on to bash (and drops every other signal), reports bash's wait
+//     status on the status pipe as soon as bash is reaped, and exits once it
+//     has no child left.
 //
 // Run as root, the namespaces are created directly (CLONE_NEWPID,
 // CLONE_NEWNS); run as another user, inside a new user namespace that maps
