@@ -15,12 +15,13 @@ import (
 // Args are the command line as given, before validation. Empty strings
 // mean "use the default".
 type Args struct {
-	Timeout string   // --timeout SECONDS
-	Cwd     string   // --cwd DIR
-	Budget  string   // --budget BYTES
-	Grace   string   // --grace SECONDS
-	Frames  bool     // --frames
-	Command []string // the positional arguments; exactly one is allowed
+	Timeout      string   // --timeout SECONDS
+	Cwd          string   // --cwd DIR
+	Budget       string   // --budget BYTES
+	Grace        string   // --grace SECONDS
+	Frames       bool     // --frames
+	PIDNamespace bool     // --pidns
+	Command      []string // the positional arguments; exactly one is allowed
 
 	Cgroup    string // --cgroup PATH: a delegated cgroup v2 parent for the leaf
 	Require   string // --require TIER: cgroup or pidns
@@ -41,6 +42,8 @@ type Config struct {
 	Require      string // "", "cgroup" or "pidns"
 	MaxProcs     int64  // 0: no limit
 	MaxMemory    int64  // bytes; 0: no limit
+	// PIDNamespace runs the command under an init of its own PID namespace.
+	PIDNamespace bool
 }
 
 // timeoutDuration converts the validated timeout.
@@ -54,7 +57,7 @@ func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Se
 // error, a *request.ValidationError, quotes the bad value and says what is
 // allowed. The flags are parsed here; their rules live in package request.
 func (a Args) Validate() (Config, error) {
-	cfg := Config{Timeout: request.DefaultTimeout, Budget: request.DefaultBudget, Grace: request.DefaultGrace, Frames: a.Frames}
+	cfg := Config{Timeout: request.DefaultTimeout, Budget: request.DefaultBudget, Grace: request.DefaultGrace, Frames: a.Frames, PIDNamespace: a.PIDNamespace}
 	var err error
 	if cfg.Command, err = a.command(); err != nil {
 		return cfg, err

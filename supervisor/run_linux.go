@@ -52,6 +52,7 @@ type ending struct {
 // session is one run in progress.
 type session struct {
 	cfg     Config
+	leader  leader // the end of bash: the Waiter's, or the PID-namespace init's report
 	out     *output
 	capture *decoder.Capture
 	cancels chan string
@@ -68,6 +69,7 @@ type session struct {
 // fatal and nothing exists; after it, every path goes through the cleanup
 // and ends with totals.
 func run(cfg Config, stdio Stdio, out *output) int {
+	ppid := os.Getppid() // before anything that takes time: a parent that dies later is noticed
 	cont, err := setupContainment()
 	if err != nil {
 		return fail(out, protocol.CategoryContainmentUnavailable, err, ExitFailed)
@@ -87,16 +89,18 @@ func run(cfg Config, stdio Stdio, out *output) int {
 	sigs := notifySignals()
 	s := newSession(cfg, out)
 	s.leafDir = leafDir(leaf)
-	c, err := spawn(cfg, leaf)
+	c, err := spawnFor(cfg, cont, leaf)
 	if err != nil {
 		closeLeaf(leaf)
 		return s.spawnFailed(err)
 	}
 	w := reaper.StartWaiter(c.pid)
+	s.leader = c.leader(w)
 	s.announce(c, cont)
 	d := startDrain(c, s.capture, out.progress)
 	s.watchCancels(stdio.Stdin, sigs)
-	end := s.awaitEnding(w)
+	defer watchParent(ppid, stdio, s.cancel)()
+	end := s.awaitEnding(s.leader)
 	s.notice(end)
 	rep := cont.Cleanup(w, reaper.Deadlines{Grace: cfg.graceDuration(), Kill: killBudget})
 	s.cleaned = time.Now()
@@ -127,13 +131,16 @@ func (s *session) spawnFailed(err error) int {
 	if errors.As(err, &ee) {
 		return fail(s.out, protocol.CategoryExecFailed, err, ee.exitCode())
 	}
+	if isUnavailable(err) {
+		return fail(s.out, protocol.CategoryContainmentUnavailable, err, ExitFailed)
+	}
 	return fail(s.out, protocol.CategoryInternal, err, ExitFailed)
 }
 
 // announce sends the start frame.
 func (s *session) announce(c *child, cont *reaper.Containment) {
 	s.out.frame(&protocol.Start{
-		Version: protocol.Version, Pid: os.Getpid(), ChildPid: c.pid,
+		Version: protocol.Version, Pid: os.Getpid(), ChildPid: c.bashPid(),
 		Command: s.cfg.Command, Cwd: s.cfg.Cwd, Timeout: s.cfg.Timeout, Budget: s.cfg.Budget,
 		Containment: cont.Name(), Cgroup: s.leafDir,
 	})
@@ -160,7 +167,7 @@ func (s *session) watchCancels(stdin *os.File, sigs *signalSet) {
 }
 
 // awaitEnding waits for the first of: bash exited, the timeout, a cancel.
-func (s *session) awaitEnding(w *reaper.Waiter) ending {
+func (s *session) awaitEnding(w leader) ending {
 	timer := time.NewTimer(s.cfg.timeoutDuration())
 	defer timer.Stop()
 	select {
@@ -179,7 +186,7 @@ func (s *session) awaitEnding(w *reaper.Waiter) ending {
 	}
 }
 
-func exited(w *reaper.Waiter) bool {
+func exited(w leader) bool {
 	select {
 	case <-w.LeaderExited():
 		return true
@@ -236,10 +243,11 @@ func (s *session) totals(w *reaper.Waiter, end ending, rep reaper.Report, drainT
 	select {
 	case <-w.Empty():
 		<-w.LeaderExited() // closed right after Empty, by the same goroutine
+		settle(s.leader)
 	default:
 	}
-	if exited(w) {
-		res.ExitCode, res.Signal = statusOf(w.LeaderStatus())
+	if exited(s.leader) {
+		res.ExitCode, res.Signal = statusOf(s.leader.LeaderStatus())
 	}
 	stragglers := make([]protocol.Straggler, 0, min(len(rep.Stragglers), maxStragglers))
 	for _, st := range rep.Stragglers[:min(len(rep.Stragglers), maxStragglers)] {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/shellsup/shellsup/cgroup"
 	"github.com/shellsup/shellsup/internal/linux"
+	"github.com/shellsup/shellsup/pidns"
 )
 
 const bashPath = "/bin/bash"
@@ -25,6 +26,8 @@ const pipeSize = 1 << 20
 type child struct {
 	pid            int
 	stdout, stderr *os.File
+	shownPid       int         // bash's pid when pid is not bash's (PID-namespace init), else 0
+	ns             *pidns.Init // the PID-namespace init, or nil
 }
 
 // execError is bash failing to start; the kernel's errno tells why.

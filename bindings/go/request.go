@@ -64,6 +64,12 @@ type Request struct {
 	// 60 s. With Go 1.26: Grace: new(500 * time.Millisecond).
 	Grace *time.Duration
 
+	// PIDNamespace runs the command under an init of its own PID namespace
+	// (shellsup --pidns): when shellsup dies for any reason, the kernel
+	// kills every process of the command. Where the namespaces cannot be
+	// made, Run returns an *Error of category "containment_unavailable".
+	PIDNamespace bool
+
 	// Progress, if not nil, receives the captured text as it arrives:
 	// stream is Stdout or Stderr, and joining the texts of one stream gives
 	// that stream's captured text, truncation marker included. It is
@@ -104,6 +110,7 @@ type config struct {
 	env       []string // nil: inherit
 	budget    int      // 0: shellsup's default
 	grace     *time.Duration
+	pidns     bool
 	progress  func(stream, text string) error
 	binary    string
 	maxProcs  int64 // 0: no limit
@@ -114,7 +121,7 @@ type config struct {
 // validation *Error quoting the bad value.
 func (r Request) validate() (config, error) {
 	c := config{command: r.Command, cwd: r.Cwd, timeout: r.Timeout, budget: r.Budget,
-		grace: r.Grace, progress: r.Progress, binary: r.Binary, maxProcs: r.MaxProcs, maxMemory: r.MaxMemory}
+		grace: r.Grace, pidns: r.PIDNamespace, progress: r.Progress, binary: r.Binary, maxProcs: r.MaxProcs, maxMemory: r.MaxMemory}
 	checks := []func() error{
 		func() error { return validateCommand(r.Command) },
 		func() error { return validateTimeout(&c.timeout) },
@@ -244,6 +251,9 @@ func (c config) args() []string {
 	}
 	if c.grace != nil {
 		args = append(args, "--grace="+seconds(*c.grace))
+	}
+	if c.pidns {
+		args = append(args, "--pidns")
 	}
 	if c.maxProcs != 0 {
 		args = append(args, "--max-procs="+strconv.FormatInt(c.maxProcs, 10))

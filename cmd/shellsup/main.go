@@ -12,6 +12,7 @@ import (
 	"os"
 
 	"github.com/shellsup/shellsup/internal/cli"
+	"github.com/shellsup/shellsup/pidns"
 )
 
 // subcommands are the first arguments that are not options: each names a
@@ -22,6 +23,7 @@ var subcommands = map[string]func(args []string) int{
 }
 
 func main() {
+	pidns.MaybeInit() // the PID-namespace init is this binary, re-executed; it never returns
 	if len(os.Args) > 1 {
 		if sub, ok := subcommands[os.Args[1]]; ok {
 			os.Exit(sub(os.Args[2:]))

@@ -30,6 +30,7 @@ options:
   --budget BYTES     capture budget shared by stdout and stderr (default %d, at most %d)
   --grace SECONDS    SIGTERM → SIGKILL grace at cleanup (default %g, at most %g)
   --frames           machine mode: msgpack frames on stdout, control frames on stdin
+  --pidns            run the command in its own PID namespace (see the README)
   --max-procs N      at most N processes and threads at once (pids.max)
   --max-memory BYTES at most this much memory, no swap (memory.max); 512K, 64M, 1G
   --cgroup PATH      make the run's leaf cgroup under this delegated cgroup v2
@@ -100,6 +101,7 @@ func Parse(argv []string) (supervisor.Args, error) {
 	fs.StringVar(&a.Budget, "budget", "", "")
 	fs.StringVar(&a.Grace, "grace", "", "")
 	fs.BoolVar(&a.Frames, "frames", a.Frames, "")
+	fs.BoolVar(&a.PIDNamespace, "pidns", false, "")
 	fs.StringVar(&a.MaxProcs, "max-procs", "", "")
 	fs.StringVar(&a.MaxMemory, "max-memory", "", "")
 	fs.StringVar(&a.Cgroup, "cgroup", "", "")
@@ -129,7 +131,7 @@ func options(argv []string) []string {
 }
 
 // optionNames lists the options for an "unknown option" message.
-const optionNames = "--timeout, --cwd, --budget, --grace, --frames, --max-procs, --max-memory, --cgroup, --require, --version, --help"
+const optionNames = "--timeout, --cwd, --budget, --grace, --frames, --pidns, --max-procs, --max-memory, --cgroup, --require, --version, --help"
 
 // describeFlagError rewords the flag package's errors, naming the option
 // the way the user typed it ("-V" stays "-V", "--V" stays "--V").

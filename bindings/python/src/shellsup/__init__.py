@@ -69,6 +69,7 @@ def run(
     grace: Optional[Union[int, float]] = None,
     max_procs: Optional[int] = None,
     max_memory: Optional[Union[int, str]] = None,
+    pidns: bool = False,
 ) -> SkillResult:
     """Run ``/bin/bash -lc command`` under shellsup and return its SkillResult.
 
@@ -94,6 +95,10 @@ def run(
         (powers of 1024), at least 4 MiB; None means no limit. A limit that
         the host cannot enforce raises ShellsupError with category
         ``"containment_unavailable"``: it is never dropped silently.
+    pidns: True runs the command under an init of its own PID namespace
+        (shellsup --pidns): if shellsup dies for any reason, the kernel kills
+        every process of the command. Where the namespaces cannot be made,
+        ShellsupError with category "containment_unavailable".
 
     Non-zero exits, timeouts and cancellations are results. Raises
     ShellsupError for a run that cannot happen (``category`` says why); the
@@ -101,7 +106,7 @@ def run(
     the run is cancelled, its cleanup awaited (bounded), and the interrupt
     re-raised.
     """
-    req = request(command, cwd, timeout, budget, grace, env, max_procs, max_memory)
+    req = request(command, cwd, timeout, budget, grace, env, max_procs, max_memory, pidns)
     progress = check_progress(progress)
     runner = Run(req, find_binary(), progress)
     runner.start()
@@ -119,6 +124,7 @@ async def run_async(
     grace: Optional[Union[int, float]] = None,
     max_procs: Optional[int] = None,
     max_memory: Optional[Union[int, str]] = None,
+    pidns: bool = False,
 ) -> SkillResult:
     """The asyncio variant of run(), with the same parameters and result.
 
@@ -127,6 +133,6 @@ async def run_async(
     runs may proceed concurrently in one event loop. progress may also be a
     coroutine function; it is awaited before the next frame is read.
     """
-    req = request(command, cwd, timeout, budget, grace, env, max_procs, max_memory)
+    req = request(command, cwd, timeout, budget, grace, env, max_procs, max_memory, pidns)
     progress = check_progress(progress)
     return await AsyncRun(req, find_binary(), progress).wait()

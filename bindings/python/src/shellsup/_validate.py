@@ -49,6 +49,7 @@ class Request:
     env: Optional[Dict[Union[str, bytes], Union[str, bytes]]]
     max_procs: Optional[int] = None  # --max-procs
     max_memory: Optional[int] = None  # --max-memory, bytes
+    pidns: bool = False
 
     def argv(self, binary: str) -> List[str]:
         """shellsup's command line in frames mode."""
@@ -60,6 +61,8 @@ class Request:
             args += ["--max-procs", str(self.max_procs)]
         if self.max_memory is not None:
             args += ["--max-memory", str(self.max_memory)]
+        if self.pidns:
+            args.append("--pidns")
         return args + ["--", self.command]
 
     @property
@@ -200,8 +203,14 @@ def check_progress(progress: Any) -> Optional[Callable[[str, str], Any]]:
     return progress
 
 
+def check_pidns(pidns: Any) -> bool:
+    if not isinstance(pidns, bool):
+        raise invalid(f"pidns must be True or False (got {quote(pidns)} of type {type(pidns).__name__})")
+    return pidns
+
+
 def request(command: Any, cwd: Any, timeout: Any, budget: Any, grace: Any, env: Any,
-            max_procs: Any = None, max_memory: Any = None) -> Request:
+            max_procs: Any = None, max_memory: Any = None, pidns: Any = False) -> Request:
     """Check every argument, in the order of run()'s signature."""
     return Request(
         command=check_command(command),
@@ -212,6 +221,7 @@ def request(command: Any, cwd: Any, timeout: Any, budget: Any, grace: Any, env: 
         env=check_env(env),
         max_procs=check_max_procs(max_procs),
         max_memory=check_max_memory(max_memory),
+        pidns=check_pidns(pidns),
     )
 
 
