@@ -5,10 +5,13 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"strconv"
 	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/shellsup/shellsup/request"
 )
 
 // How the init is recognised: this argv[0], this key as the first argument,
@@ -50,8 +53,14 @@ func MaybeInit() {
 // runInit is the init's whole life; it returns the init's exit code, bash's
 // status as shellsup reports it (N, or 128+N for signal N).
 func runInit(command string) int {
+	// The status pipe must not reach bash: a command holding it could
+	// write status records of its own.
+	unix.CloseOnExec(statusFd)
 	status := os.NewFile(statusFd, "status")
 	_ = setName(initComm) // what ps shows for pid 1; cosmetic
+	// Under memory pressure the kernel should pick the command, not
+	// shellsup: bash inherits this (raising needs no privilege).
+	_ = os.WriteFile("/proc/self/oom_score_adj", []byte(strconv.Itoa(request.WorkloadOOMScore)), 0) // best effort, as outside the namespace
 	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0); err != nil {
 		return setupFailed(status, recDeathsig, err)
 	}

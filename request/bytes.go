@@ -6,6 +6,12 @@ import (
 	"strings"
 )
 
+// WorkloadOOMScore is the oom_score_adj the command starts with, in every
+// tier (inherited by everything it starts): under memory pressure the
+// kernel picks the command before shellsup, which must live to clean up and
+// report.
+const WorkloadOOMScore = 500
+
 // Limits of the resource caps of the cgroup tier.
 const (
 	// MinMemory is the smallest --max-memory accepted: below it a login

@@ -10,12 +10,8 @@ import (
 
 	"github.com/shellsup/shellsup/cgroup"
 	"github.com/shellsup/shellsup/reaper"
+	"github.com/shellsup/shellsup/request"
 )
-
-// workloadOOMScore is the oom_score_adj given to bash (and inherited by
-// everything it starts): under memory pressure the kernel picks the
-// command before shellsup, which must live to clean up and report.
-const workloadOOMScore = 500
 
 // wantsCgroup says whether the run may not go without its cgroup: a limit,
 // --require cgroup or --cgroup was asked for.
@@ -27,7 +23,7 @@ func wantsCgroup(cfg Config) bool {
 // leaf can be made and nothing asked for one, the run stays in the tiers
 // it has, silently; otherwise the error is the refusal.
 func setupCgroup(cfg Config, cont *reaper.Containment) (*cgroup.Leaf, error) {
-	if seamNoContainment() {
+	if seamNoContainment() || cfg.NoCgroup {
 		return nil, nil
 	}
 	h, err := cgroupHost()
@@ -132,16 +128,16 @@ func forkInLeaf(leaf *cgroup.Leaf, fork func() (int, error)) (int, error) {
 	return r.pid, r.err
 }
 
-// raiseOOMScore sets bash's oom_score_adj to workloadOOMScore unless it is
+// raiseOOMScore sets bash's oom_score_adj to request.WorkloadOOMScore unless it is
 // higher already. Raising needs no privilege. bash is written to right
 // after the fork returns, before a login shell has read its profile, so its
 // children inherit the value.
 func raiseOOMScore(pid int) {
 	path := "/proc/" + strconv.Itoa(pid) + "/oom_score_adj"
 	if b, err := os.ReadFile(path); err == nil {
-		if v, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && v >= workloadOOMScore {
+		if v, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && v >= request.WorkloadOOMScore {
 			return
 		}
 	}
-	_ = os.WriteFile(path, []byte(strconv.Itoa(workloadOOMScore)), 0) // bash may already be gone
+	_ = os.WriteFile(path, []byte(strconv.Itoa(request.WorkloadOOMScore)), 0) // bash may already be gone
 }

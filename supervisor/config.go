@@ -24,6 +24,7 @@ type Args struct {
 	Command      []string // the positional arguments; exactly one is allowed
 
 	Cgroup    string // --cgroup PATH: a delegated cgroup v2 parent for the leaf
+	NoCgroup  bool   // --no-cgroup: the subreaper floor only (plus --pidns)
 	Require   string // --require TIER: cgroup or pidns
 	MaxProcs  string // --max-procs N
 	MaxMemory string // --max-memory BYTES (64M-style suffixes)
@@ -39,6 +40,7 @@ type Config struct {
 	Frames  bool
 
 	CgroupParent string // absolute; "" means shellsup's own cgroup
+	NoCgroup     bool   // make no leaf, even where one could be made
 	Require      string // "", "cgroup" or "pidns"
 	MaxProcs     int64  // 0: no limit
 	MaxMemory    int64  // bytes; 0: no limit

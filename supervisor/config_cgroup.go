@@ -44,6 +44,14 @@ func (a Args) validateContainment(cfg *Config) error {
 	default:
 		return invalid("require must be %q or %q (got %q)", RequireCgroup, RequirePidns, a.Require)
 	}
+	if a.NoCgroup {
+		for flag, given := range map[string]bool{"--cgroup": a.Cgroup != "", "--max-procs": a.MaxProcs != "", "--max-memory": a.MaxMemory != "", "--require cgroup": a.Require == RequireCgroup} {
+			if given {
+				return invalid("--no-cgroup cannot be combined with %s, which needs the cgroup tier", flag)
+			}
+		}
+		cfg.NoCgroup = true
+	}
 	if a.Cgroup != "" {
 		if !filepath.IsAbs(a.Cgroup) {
 			return invalid("cgroup must be the absolute path of a cgroup v2 directory, e.g. /sys/fs/cgroup/user.slice/my.scope (got %q)", a.Cgroup)

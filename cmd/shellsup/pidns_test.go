@@ -23,6 +23,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
+	"github.com/shellsup/shellsup/internal/proctest"
 	"github.com/shellsup/shellsup/protocol"
 	"github.com/shellsup/shellsup/reaper/reapertest"
 )
@@ -43,8 +44,8 @@ func TestPidnsSameOutcome(t *testing.T) {
 			plain := runShellsup(t, opts{command: command})
 			ns := runShellsup(t, opts{args: []string{"--pidns"}, command: command})
 			p, n := requireTotals(t, plain), requireTotals(t, ns)
-			assert.Equal(t, "subreaper", plain.start.Containment)
-			assert.Equal(t, "pidns+subreaper", ns.start.Containment)
+			assert.Equal(t, proctest.Containment(false), plain.start.Containment)
+			assert.Equal(t, proctest.Containment(true), ns.start.Containment)
 			require.NotNil(t, n.ExitCode)
 			assert.Equal(t, *p.ExitCode, *n.ExitCode)
 			assert.Equal(t, p.Signal, n.Signal)
@@ -258,7 +259,7 @@ func TestPidnsUnprivileged(t *testing.T) {
 	}
 	binDir := worldDir(t)
 	bin := filepath.Join(binDir, "shellsup")
-	copyFile(t, shellsupBin, bin)
+	copyFile(t, proctest.Unwrapped(shellsupBin), bin)
 	work := worldDir(t)
 	require.NoError(t, os.Chown(work, 65534, 65534))
 
@@ -479,12 +480,13 @@ func TestPidnsExecRefusedByKernel(t *testing.T) {
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	tok := reapertest.NewToken()
 	env := []string{tok.Env(), "HOME=" + cleanHome, "PATH=" + os.Getenv("PATH")}
-	argv := []string{shellsupBin, "--frames", "--pidns", "--", "true"}
-	for i := 0; execSize(shellsupBin, argv, env) < limit-1000; i++ {
-		room := limit - 1000 - execSize(shellsupBin, argv, env) - 8 - len("PADxxxx=") - 1
+	bin := proctest.Unwrapped(shellsupBin)
+	argv := []string{bin, "--frames", "--pidns", "--", "true"}
+	for i := 0; execSize(bin, argv, env) < limit-1000; i++ {
+		room := limit - 1000 - execSize(bin, argv, env) - 8 - len("PADxxxx=") - 1
 		env = append(env, fmt.Sprintf("PAD%04d=%s", i, strings.Repeat("p", max(0, min(room, 100<<10)))))
 	}
-	cmd := exec.Command(shellsupBin, argv[1:]...)
+	cmd := exec.Command(bin, argv[1:]...)
 	cmd.Env = env
 	cmd.Dir = dir
 	raw, err := cmd.Output()

@@ -34,6 +34,7 @@ options:
   --max-procs N      at most N processes and threads at once (pids.max)
   --max-memory BYTES at most this much memory, no swap (memory.max); 512K, 64M, 1G
   --cgroup PATH      make the run's leaf cgroup under this delegated cgroup v2
+  --no-cgroup        make no cgroup leaf: the subreaper floor (and --pidns) only
   --require TIER     refuse to run unless TIER (cgroup or pidns) is in force
   --version          print the version
   --help             print this help
@@ -105,6 +106,7 @@ func Parse(argv []string) (supervisor.Args, error) {
 	fs.StringVar(&a.MaxProcs, "max-procs", "", "")
 	fs.StringVar(&a.MaxMemory, "max-memory", "", "")
 	fs.StringVar(&a.Cgroup, "cgroup", "", "")
+	fs.BoolVar(&a.NoCgroup, "no-cgroup", false, "")
 	fs.StringVar(&a.Require, "require", "", "")
 	showVersion := fs.Bool("version", false, "")
 	if err := fs.Parse(argv); err != nil {
@@ -131,7 +133,7 @@ func options(argv []string) []string {
 }
 
 // optionNames lists the options for an "unknown option" message.
-const optionNames = "--timeout, --cwd, --budget, --grace, --frames, --pidns, --max-procs, --max-memory, --cgroup, --require, --version, --help"
+const optionNames = "--timeout, --cwd, --budget, --grace, --frames, --pidns, --max-procs, --max-memory, --cgroup, --no-cgroup, --require, --version, --help"
 
 // describeFlagError rewords the flag package's errors, naming the option
 // the way the user typed it ("-V" stays "-V", "--V" stays "--V").
