@@ -14,7 +14,7 @@ import time
 import pytest
 
 import shellsup as shell
-from shellsup import _run
+from shellsup import _limits
 
 HEADER = f"""#!{sys.executable}
 import os, signal, struct, sys, time
@@ -109,8 +109,7 @@ def test_a_shellsup_that_never_reports_is_killed_after_bounded_waits(fake, monke
         frame(START)
         time.sleep(60)
     """)
-    monkeypatch.setattr(_run, "SAFETY", 0.3)
-    monkeypatch.setattr(_run, "CLEANUP_SLACK", 0.3)
+    monkeypatch.setattr(_limits, "WATCHDOG_MARGIN", 0.3)
     start = time.monotonic()
     for err in both(timeout=0.1, grace=0):
         assert err.category == "protocol" and "did not report within" in str(err)
@@ -124,7 +123,7 @@ def test_interrupt_with_an_unresponsive_shellsup_is_bounded(fake, monkeypatch, l
         frame({"type": "progress", "stream": "stdout", "text": "ready"})
         time.sleep(60)
     """)
-    monkeypatch.setattr(_run, "CLEANUP_SLACK", 0.3)
+    monkeypatch.setattr(_limits, "WATCHDOG_MARGIN", 0.3)
 
     def interrupt(stream, text):
         raise KeyboardInterrupt
