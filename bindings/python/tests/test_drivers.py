@@ -110,5 +110,72 @@ def test_sync_and_async_drivers_agree(leaks, command, kwargs):
     assert a.keys() == b.keys()
     for key in a:
         assert a[key] == b[key], f"{key}: sync {a[key]!r} != async {b[key]!r}"
-    assert "".join(t for _, t in sync[2]) == "".join(t for _, t in asynchronous[2])
+    for stream in ("stdout", "stderr"):  # the order across the two streams is the kernel's
+        delivered = ["".join(t for s, t in chunks if s == stream) for chunks in (sync[2], asynchronous[2])]
+        assert delivered[0] == delivered[1] == a[stream]
     assert leaks.survivors() == []
+
+
+# The core alone: no process, only the decisions a driver carries out.
+
+from shellsup import _core, _validate  # noqa: E402
+
+
+def _new_core(timeout=1, grace=0):
+    return _core.Core(_validate.request("x", None, timeout, None, grace, None), "/bin/shellsup")
+
+
+def test_core_cancels_once_and_an_early_cancel_waits_for_the_spawn():
+    core = _new_core()
+    core.cancel(0.0)
+    assert core.take() == []
+    core.spawned(0.0)
+    assert core.take() == [_core.WRITE_CANCEL, _core.SIGCONT]
+    assert core.deadline == 0.0 + 0 + _limits.WATCHDOG_MARGIN
+    core.cancel(1.0)
+    core.fail(KeyboardInterrupt(), 1.0)
+    assert core.take() == []
+
+
+def test_core_escalates_when_shellsup_stops_reporting():
+    core = _new_core(timeout=1, grace=2)
+    core.spawned(0.0)
+    assert core.deadline == 1 + 2 + _limits.WATCHDOG_MARGIN
+    core.deadline_passed(13.0, stopped=True)
+    assert core.take() == [_core.WRITE_CANCEL, _core.SIGCONT, _core.SIGTERM]
+    assert core.deadline == 13.0 + 2 + _limits.WATCHDOG_MARGIN
+    core.deadline_passed(core.deadline)
+    assert core.take() == [_core.SIGCONT, _core.SIGKILL]
+    core.deadline_passed(core.deadline)
+    assert core.take() == [_core.STOP_READING]
+    core.exited(-9)
+    with pytest.raises(shell.ShellsupError) as exc:
+        core.outcome()
+    assert str(exc.value).startswith(
+        "protocol: shellsup did not report within 1 s timeout + 2 s grace + 10 s (it was stopped), nor after SIGTERM; "
+        "shellsup was killed by the binding without reporting a result; the binding sent it SIGCONT, SIGTERM, "
+        "SIGCONT, SIGKILL; no start frame arrived")
+
+
+def test_core_keeps_the_first_exception():
+    core = _new_core()
+    core.spawned(0.0)
+    first, second = KeyboardInterrupt(), ValueError("second")
+    core.fail(first, 0.1)
+    core.fail(second, 0.2)
+    assert core.take() == [_core.WRITE_CANCEL, _core.SIGCONT]
+    core.exited(0)
+    with pytest.raises(KeyboardInterrupt) as exc:
+        core.outcome()
+    assert exc.value is first
+
+
+def test_core_closes_the_control_channel_on_a_protocol_error():
+    core = _new_core()
+    core.spawned(0.0)
+    core.stdout(b"\x00\x00\x00\x00")
+    with pytest.raises(shell.ShellsupError) as exc:
+        core.next_chunk(0.1)
+    core.fail(exc.value, 0.1)
+    assert core.take() == [_core.CLOSE_STDIN]
+    assert core.deadline == 0.1 + 0 + _limits.WATCHDOG_MARGIN

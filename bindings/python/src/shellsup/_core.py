@@ -184,8 +184,10 @@ class Core:
         if self.phase in (RUNNING, CANCELLING):
             if stopped:
                 self._overran += " (it was stopped)"
-            self.cancel(now)
-            self._signal(SIGCONT)
+            if self._cancel_sent:
+                self._signal(SIGCONT)
+            else:
+                self.cancel(now)  # the cancel frame and SIGCONT
             self._signal(SIGTERM)  # a last chance: shellsup cancels and cleans up
             self.phase = TERMINATING
             self.deadline = now + self._cleanup_wait()

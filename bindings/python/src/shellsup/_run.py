@@ -147,5 +147,5 @@ class Run:
                         self._apply()
 
     def _apply(self) -> None:
-        assert self._proc is not None
-        self._proc.apply(self._core.take())
+        if self._proc is not None:  # before the spawn, actions wait in the core
+            self._proc.apply(self._core.take())
