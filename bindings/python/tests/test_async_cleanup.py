@@ -46,10 +46,10 @@ EPILOGUE = """
 """
 
 
-def _gone_while_alive(leaks, child):
+def _gone_while_alive(leaks, child, report="after asyncio.run\n"):
     """Wait for the child's report; at that moment nothing but the child may be alive."""
     line = ""
-    while line != "after asyncio.run\n":
+    while line != report:
         line = child.stdout.readline()
         assert line, f"the child ended early: {child.wait()} {child.stderr.read()}"
     left = [p for p in leaks.survivors() if p.pid != child.pid]
@@ -199,4 +199,31 @@ def test_loop_closed_with_a_run_in_flight_cleans_up(leaks, child_env, how):
         if child.poll() is None:
             child.kill()
             child.wait()
+    _nothing_left(leaks)
+
+
+SYNC_DOUBLE_CTRL_C = f"""
+    import shellsup as shell
+
+    try:
+        shell.run({STUBBORN!r}, timeout=30, grace=3, progress=None)
+    except KeyboardInterrupt:
+        print("KeyboardInterrupt", flush=True)
+""" + EPILOGUE.replace("asyncio.run", "run")
+
+
+@pytest.mark.parametrize("target", ["process", "group"])
+def test_second_ctrl_c_during_run_cleanup_is_absorbed(leaks, child_env, target):
+    child = _child(SYNC_DOUBLE_CTRL_C, child_env, start_new_session=True)
+    try:
+        leaks.wait_for(2, comm="sleep", deadline=20)
+        send = (lambda: child.send_signal(signal.SIGINT)) if target == "process" else \
+            (lambda: os.killpg(child.pid, signal.SIGINT))
+        send()
+        time.sleep(0.3)  # inside the 3 s grace of the first cancel
+        send()
+        _gone_while_alive(leaks, child, "after run\n")
+    finally:
+        child.kill()
+        child.wait()
     _nothing_left(leaks)
