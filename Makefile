@@ -8,7 +8,7 @@ FUZZ_EXECS ?= 500000
 # A login shell sources ~/.profile; the demo gets an empty HOME so it is fast.
 DEMO_HOME := $(CURDIR)/bin/demo-home
 
-.PHONY: help build test test-go test-python stress bench demo wheel fuzz vet clean
+.PHONY: help build test test-go test-python stress bench soak demo wheel fuzz fuzz-python vet clean
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -60,6 +60,12 @@ fuzz: ## run the fuzzers (FUZZ_EXECS inputs each)
 	$(GO) test -run '^$$' -fuzz FuzzDecoder -fuzztime $(FUZZ_EXECS)x ./decoder/
 	$(GO) test -run '^$$' -fuzz FuzzCapture -fuzztime $(FUZZ_EXECS)x ./decoder/
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZ_EXECS)x ./protocol/
+
+FUZZ_PYTHON_CASES ?= 1000000
+
+fuzz-python: ## compare the capture with Python's own decoder on FUZZ_PYTHON_CASES random inputs (SEED=n replays)
+	@mkdir -p bin && $(GO) build -o bin/pydiff ./decoder/internal/pydiff
+	@py=$$(.ci/find-python) && $$py testdata/fuzz_python.py --driver bin/pydiff --count $(FUZZ_PYTHON_CASES) $(if $(SEED),--seed $(SEED))
 
 vet: ## go vet for Linux and darwin, and gofmt
 	$(GO) vet ./...
