@@ -40,6 +40,14 @@ bench: build ## measure shellsup against baselines run side by side
 	$(GO) run ./cmd/shellsup-bench --bin $(BIN)
 	@py=$$(.ci/find-python) && SHELLSUP_BIN=$(CURDIR)/$(BIN) $$py bindings/python/bench_overhead.py
 
+SOAK_RUNS ?= 1000
+SOAK_TIERS ?= subreaper
+
+soak: build ## 32 shellsups at once (50 sleepers each), then SOAK_RUNS runs over every leak shape × ending × tier; fails on any leak or growth
+	SHELLSUP_CONCURRENCY=32x50 $(GO) test -race -count=1 -run 'TestConcurrentRunsNeverCross' ./cmd/shellsup/
+	$(GO) build -o bin/shellsup-soak ./cmd/shellsup-soak
+	bin/shellsup-soak --bin $(BIN) --runs $(SOAK_RUNS) --tiers $(SOAK_TIERS)
+
 demo: build ## run a command that leaves a setsid daemon, a background job and a TERM-ignorer behind
 	@rm -rf $(DEMO_HOME) && mkdir -p $(DEMO_HOME)
 	HOME=$(DEMO_HOME) $(BIN) --grace 1 -- '\
