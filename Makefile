@@ -35,10 +35,9 @@ STRESS_COUNT ?= 20
 stress: build ## run the race-prone tests many times (STRESS_COUNT=20)
 	$(GO) test -race -count=$(STRESS_COUNT) -run '$(STRESS_RUN)' ./cmd/shellsup/ ./reaper/ ./bindings/go/
 
-bench: build ## measure shellsup against baselines run side by side
-	$(GO) test -run '^$$' -bench . -benchtime 1x ./decoder/ | grep -E 'Benchmark|ok'
-	$(GO) run ./cmd/shellsup-bench --bin $(BIN)
-	@py=$$(.ci/find-python) && SHELLSUP_BIN=$(CURDIR)/$(BIN) $$py bindings/python/bench_overhead.py
+bench: build ## a Markdown table of shellsup against its limits, target and ✔/✘ per row (baselines run side by side)
+	@py=$$(.ci/find-python) && $(GO) run ./cmd/shellsup-bench --bin $(BIN) --python "$$py"
+	@echo && $(GO) test -run '^$$' -bench . -benchtime 1x ./decoder/ | grep -E 'Benchmark|ok'
 
 SOAK_RUNS ?= 1000
 SOAK_TIERS ?= subreaper
