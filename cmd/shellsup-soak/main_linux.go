@@ -7,7 +7,8 @@
 //   - the run ended as its ending says (exit status, totals, no stragglers);
 //   - shellsup's open fds, counted at a fixed point (when the command says "ready"), are the same
 //     in the last cycle as in the first, per shape, ending and tier;
-//   - shellsup's peak RSS (rusage maxrss) does not grow from the first half of the runs to the
+//   - shellsup's own peak RSS (VmHWM, sampled until it exits; rusage would count its children)
+//     does not grow from the first half of the runs to the
 //     second;
 //   - the soak's own fds and goroutines are flat after the first cycle.
 //
@@ -27,7 +28,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -119,7 +119,7 @@ func soak() int {
 		o := run(i, c)
 		rep.add(i, c, o)
 		if *verbose || o.problem() != "" {
-			fmt.Fprintf(os.Stderr, "run %d %s: wall %v fds %d rss %d KiB %s\n", i, c.key(), o.wall.Round(time.Millisecond), o.fds, o.maxrss, o.problem())
+			fmt.Fprintf(os.Stderr, "run %d %s: wall %v fds %d peak RSS %d KiB %s\n", i, c.key(), o.wall.Round(time.Millisecond), o.fds, o.hwm, o.problem())
 		} else if (i+1)%100 == 0 {
 			fmt.Fprintf(os.Stderr, "shellsup-soak: %d runs, %v\n", i+1, time.Since(clkStart).Round(time.Second))
 		}
@@ -158,7 +158,7 @@ type outcome struct {
 	overhead time.Duration // wall minus the totals' durationMs (not for parent death)
 	cleanup  time.Duration // totals' cleanup ms; for parent death, from the kill to shellsup reaped
 	fds      int           // shellsup's open fds when the command said ready, -1 if never read
-	maxrss   int64         // KiB
+	hwm      int64         // shellsup's own peak RSS (VmHWM), KiB, sampled until it exited
 	leaked   []reapertest.Proc
 	zombies  int
 	failure  string
@@ -263,6 +263,8 @@ func runDirect(c combo, tok reapertest.Token, args []string, goFile string) outc
 		o.failure = err.Error()
 		return o
 	}
+	hwm := make(chan int64, 1)
+	go func() { hwm <- sampleUntilExit(cmd.Process.Pid) }()
 	var tot *protocol.Totals
 	var text strings.Builder
 	readySeen := false
@@ -293,10 +295,10 @@ func runDirect(c combo, tok reapertest.Token, args []string, goFile string) outc
 			}
 		}
 	}
+	o.hwm = <-hwm // shellsup has exited; not reaped yet, so its pid is still its own
 	_ = cmd.Wait() // the status is checked below
 	o.wall = time.Since(began)
 	stdin.Close()
-	o.maxrss = cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
 	o.failure = checkDirect(c, cmd.ProcessState.ExitCode(), tot, decErr, readySeen, stderr.String())
 	if tot != nil {
 		o.overhead = o.wall - time.Duration(tot.DurationMs)*time.Millisecond
@@ -361,35 +363,63 @@ func runParentDeath(tok reapertest.Token, args []string, goFile string) outcome 
 	killed := time.Now()
 	_ = parent.Process.Kill()
 	_ = parent.Wait() // killed
-	ru, status, err := reapAdopted(pid, 60*time.Second)
+	hwm, status, err := reapAdopted(pid, 60*time.Second)
 	o.wall = time.Since(began)
 	o.cleanup = time.Since(killed)
 	if err != nil {
 		o.failure = err.Error()
 		return o
 	}
-	o.maxrss = ru.Maxrss
+	o.hwm = hwm
 	if status.ExitStatus() != 130 {
 		o.failure = fmt.Sprintf("shellsup exited %v after its parent died, want 130", status)
 	}
 	return o
 }
 
-// reapAdopted waits for pid, which becomes the soak's child once its parent is gone, and returns
-// its rusage.
-func reapAdopted(pid int, limit time.Duration) (unix.Rusage, unix.WaitStatus, error) {
-	var ru unix.Rusage
+// reapAdopted waits for pid, which becomes the soak's child once its parent is gone, sampling its
+// VmHWM until then, and returns the largest sample and its status.
+func reapAdopted(pid int, limit time.Duration) (int64, unix.WaitStatus, error) {
 	var ws unix.WaitStatus
+	var hwm int64
 	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-		got, err := unix.Wait4(pid, &ws, unix.WNOHANG, &ru)
+		hwm = max(hwm, vmHWM(pid)) // unreaped, the pid cannot name another process
+		got, err := unix.Wait4(pid, &ws, unix.WNOHANG, nil)
 		if got == pid {
-			return ru, ws, nil
+			return hwm, ws, nil
 		}
 		if err != nil && !errors.Is(err, unix.ECHILD) && !errors.Is(err, unix.EINTR) {
-			return ru, ws, fmt.Errorf("waiting for shellsup %d: %w", pid, err)
+			return hwm, ws, fmt.Errorf("waiting for shellsup %d: %w", pid, err)
 		}
 	}
-	return ru, ws, fmt.Errorf("shellsup %d did not exit within %v of its parent's death", pid, limit)
+	return hwm, ws, fmt.Errorf("shellsup %d did not exit within %v of its parent's death", pid, limit)
+}
+
+// sampleUntilExit samples the VmHWM of pid, a child of the soak, every 2 ms until it has exited
+// (waitid WNOWAIT: it is left for its exec.Cmd to reap) and returns the largest sample, KiB.
+func sampleUntilExit(pid int) int64 {
+	var hwm int64
+	for {
+		hwm = max(hwm, vmHWM(pid))
+		var info unix.Siginfo
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT|unix.WNOHANG, nil)
+		if err != nil || info.Signo != 0 { // exited (or gone): a zombie has no VmHWM
+			return hwm
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// vmHWM reads pid's peak resident set size in KiB, 0 if it has none (gone or a zombie).
+func vmHWM(pid int) int64 {
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return n
+		}
+	}
+	return 0
 }
 
 func countFds(pid int) int {

@@ -53,8 +53,8 @@ func (r *report) add(i int, c combo, o outcome) {
 		r.fdsLast[c.key()] = o.fds
 		r.fdMin, r.fdMax = min(r.fdMin, o.fds), max(r.fdMax, o.fds)
 	}
-	if o.maxrss > 0 {
-		r.rss = append(r.rss, o.maxrss)
+	if o.hwm > 0 {
+		r.rss = append(r.rss, o.hwm)
 	}
 	harn := [2]int{o.harnFds, o.harnGor}
 	switch {
@@ -102,7 +102,7 @@ func (r *report) print(tiers []string) int {
 	fmt.Printf("  shapes:   %d (every leak shape of the integration suite, and a fast forker)\n", len(r.shapes))
 	fmt.Printf("  leaks:    %d processes carrying a run's token, %d zombies, %d failed runs\n", r.leaked, r.zombies, len(r.failures))
 	fmt.Printf("  shellsup fds at ready: %d..%d across shapes and endings, %s\n", r.fdMin, r.fdMax, verdict(fdsFlat, "no combination grew after the first cycle"))
-	fmt.Printf("  shellsup peak RSS: first half ≤ %.1f MiB, second half ≤ %.1f MiB, %s\n", float64(first)/1024, float64(second)/1024, verdict(rssFlat, "flat"))
+	fmt.Printf("  shellsup peak RSS (own VmHWM): first half ≤ %.1f MiB, second half ≤ %.1f MiB, %s\n", float64(first)/1024, float64(second)/1024, verdict(rssFlat, "flat"))
 	fmt.Printf("  harness:  fds %d → max %d, goroutines %d → max %d after the first cycle, %s\n",
 		r.harnFirst[0], r.harnMax[0], r.harnFirst[1], r.harnMax[1], verdict(harnFlat, "flat"))
 	fmt.Printf("  run overhead (wall − durationMs): p50 %s, p99 %s\n", pct(r.overhead, 50), pct(r.overhead, 99))
