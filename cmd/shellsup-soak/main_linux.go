@@ -295,7 +295,7 @@ func runDirect(c combo, tok reapertest.Token, args []string, goFile string) outc
 			}
 		}
 	}
-	o.hwm = <-hwm // shellsup has exited; not reaped yet, so its pid is still its own
+	o.hwm = <-hwm  // shellsup has exited; not reaped yet, so its pid is still its own
 	_ = cmd.Wait() // the status is checked below
 	o.wall = time.Since(began)
 	stdin.Close()
