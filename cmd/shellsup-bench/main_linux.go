@@ -59,7 +59,7 @@ func main() {
 		fatal(err)
 	}
 	fmt.Printf("shellsup bench: %s, medians unless stated (runs interleaved, baseline first)\n\n", *bin)
-	fmt.Println("| measure | baseline | shellsup | result | target | |")
+	fmt.Println("| measure | baseline | shellsup | result | target | met |")
 	fmt.Println("|---|---|---|---|---|---|")
 	spawnOverhead()
 	goBindingOverhead()
