@@ -191,7 +191,12 @@ def _held(data):
 
 def expected(budget, ops):
     """The capture by the rule. A read's new text is Python's decode of all the stream's bytes so
-    far, less a held-back incomplete sequence, less the text already given for that stream."""
+    far, less a held-back incomplete sequence, less the text already given for that stream.
+
+    Not codecs' incremental decoder: CPython's holds back a trailing ED A0..ED BF (a surrogate's
+    start, which nothing can complete) until the next read, where shellsup replaces it at once.
+    Both give the same text for the whole stream; only the read that carries it differs, and with
+    two streams sharing a budget that read decides what is captured."""
     m = marker(budget)
     room = budget - len(m)
     seen = [b"", b""]
