@@ -129,12 +129,12 @@ func (s *session) awaitEnding(w *reaper.Waiter) ending {
 	case <-w.LeaderExited():
 		return ending{trigger: "exit"}
 	case <-timer.C:
-		if exited(w) { // bash finished in the same instant: it made it
+		if w.LeaderDone() { // bash exited first, reaped or not: it made it
 			return ending{trigger: "exit"}
 		}
 		return ending{trigger: "timeout"}
 	case reason := <-s.cancels:
-		if exited(w) {
+		if w.LeaderDone() {
 			return ending{trigger: "exit"}
 		}
 		return ending{trigger: "cancel", reason: reason}
