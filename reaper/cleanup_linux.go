@@ -94,6 +94,7 @@ func killed(t *target) bool          { return t.killed }
 // children files, one read for all (after bash exits, that is usually the
 // whole tree); then full scans until one finds nobody new.
 func (s *sweep) term(graceEnd time.Time) {
+	s.phase = "term"
 	s.signalAll(s.visit(false), termed, unix.SIGTERM, unix.SIGCONT)
 	// A tree that was all children and honours SIGTERM is gone within
 	// moments; only otherwise is a full scan worth its cost.
@@ -112,6 +113,7 @@ func (s *sweep) term(graceEnd time.Time) {
 func (s *sweep) kill(hardEnd time.Time) {
 	for {
 		s.stopTree(hardEnd)
+		s.phase = "kill"
 		s.signalAll(s.visit(false), killed, unix.SIGKILL)
 		if s.waitEmpty(minTime(hardEnd, time.Now().Add(10*time.Millisecond))) || !time.Now().Before(hardEnd) {
 			return
@@ -132,6 +134,7 @@ func (s *sweep) stopTree(hardEnd time.Time) {
 // stopRound scans the tree, stops whoever is not stopped yet, and kills
 // whoever was stopped and runs again. It returns how many it signalled.
 func (s *sweep) stopRound() int {
+	s.phase = "stop"
 	ts := s.visit(true)
 	again := resumed(ts)
 	return s.signalAll(ts, stoppedOrKilled, unix.SIGSTOP) + s.signalAll(again, killed, unix.SIGKILL)

@@ -34,6 +34,7 @@ type sweep struct {
 	targets map[int]*target // by pid
 	order   []*target       // discovery order: parents before children
 	rep     Report
+	phase   string // "term", "stop" or "kill": for tests (testHookVisit)
 	// unsettled is set by a visit that saw a process it could not verify
 	// (its parent changed, or its stat could not be read). Such a round is
 	// not a fixpoint, whatever else it found.

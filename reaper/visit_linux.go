@@ -1,5 +1,10 @@
 package reaper
 
+// testHookVisit, set only by tests, runs before each visit with the phase
+// ("term", "stop" or "kill") and the round number: the PID-reuse tests
+// free and reuse pids at exact points of a cleanup.
+var testHookVisit func(phase string, round int)
+
 // round is what one visit learns: the verified members of the tree, the
 // members whose children are still to be looked at, and, from a full scan,
 // the processes not yet verified, by parent pid.
@@ -30,6 +35,9 @@ func (r *round) add(t *target) {
 //  4. order: the members in discovery order.
 func (s *sweep) visit(full bool) []*target {
 	s.rep.Rounds++
+	if testHookVisit != nil {
+		testHookVisit(s.phase, s.rep.Rounds)
+	}
 	s.unsettled = false
 	r := &round{members: map[int]*target{}, byParent: map[int][]proc{}}
 	s.w.Pin(func() {
