@@ -291,3 +291,13 @@ func TestReuseBeforeKillPass(t *testing.T) {
 		return append(launch(t, dir, rt.d1, 0), launch(t, dir, rt.k, rt.p)...)
 	})
 }
+
+// A stranger takes a dead member's pid and forks a child at a pid never
+// used in the namespace: the child's parent pid is a former member's, and
+// nothing else about it is known. It must not be taken for a descendant.
+func TestReuseStrangersChildAtFreshPid(t *testing.T) {
+	reuseShape(t, "term", 3, func(t *testing.T, dir string, rt reuseTree) []stranger {
+		freePid(t, rt.d1)
+		return launch(t, dir, rt.d1, 3000)
+	})
+}
