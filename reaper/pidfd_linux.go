@@ -95,6 +95,9 @@ func bootTicks() uint64 {
 // from then on "same pid and same start time" names this process and no
 // other, and no pidfd needs to be held to recognise it.
 func firm(fd int, start uint64) bool {
+	if start > bootTicks()+1 {
+		return false // a start time in the future: not this clock's, never firm
+	}
 	for bootTicks() <= start {
 		time.Sleep(clockTick / 4)
 	}

@@ -84,5 +84,5 @@ echo left`,
 	assert.Contains(t, tot.Stdout, "left")
 	assert.Equal(t, 0, r.exit, "stderr %q", r.stderr)
 	assert.Empty(t, tot.Cleanup.Stragglers)
-	assert.GreaterOrEqual(t, tot.Cleanup.Signalled, 33)
+	assert.GreaterOrEqual(t, tot.Cleanup.Signalled, 20, "the 20 setsid sleeps bash forked itself, at least")
 }
