@@ -245,6 +245,17 @@ func (in *Init) BashPid() int { return in.bashPid }
 // LeaderExited is closed once bash has exited or the init is gone.
 func (in *Init) LeaderExited() <-chan struct{} { return in.exited }
 
+// LeaderDone reports whether bash has exited: in a namespace the init's
+// report is the only word on it (bash is the init's child, not shellsup's).
+func (in *Init) LeaderDone() bool {
+	select {
+	case <-in.exited:
+		return true
+	default:
+		return false
+	}
+}
+
 // LeaderStatus is bash's wait status; valid once LeaderExited is closed.
 // If the init died before it could report it, bash was killed with the
 // namespace by the kernel: SIGKILL.

@@ -22,6 +22,9 @@ const nsStatusWait = time.Second
 type leader interface {
 	LeaderExited() <-chan struct{}
 	LeaderStatus() unix.WaitStatus
+	// LeaderDone: bash has exited, whether or not it was reaped yet (an
+	// exit that happened before the timer fired wins the tie).
+	LeaderDone() bool
 }
 
 // spawnFor starts the command the way cfg asks: as shellsup's child, or

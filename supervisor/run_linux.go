@@ -174,12 +174,12 @@ func (s *session) awaitEnding(w leader) ending {
 	case <-w.LeaderExited():
 		return ending{trigger: byExit}
 	case <-timer.C:
-		if exited(w) { // bash finished in the same instant: it made it
+		if w.LeaderDone() { // bash exited first, reaped or not: it made it
 			return ending{trigger: byExit}
 		}
 		return ending{trigger: byTimeout}
 	case reason := <-s.cancels:
-		if exited(w) {
+		if w.LeaderDone() {
 			return ending{trigger: byExit}
 		}
 		return ending{trigger: byCancel, reason: reason}
