@@ -33,7 +33,7 @@ const (
 // 100 ms.
 func TestAccomplices(t *testing.T) {
 	if proctest.Tier() == "pidns" {
-		t.Skip("the flood targets $PPID, which inside a PID namespace is the init, not shellsup (TestPidnsAttacksOnParent covers that)")
+		t.Skip("the flood targets $PPID, which inside a PID namespace is the init, not shellsup (TestPidnsAttacksReachOnlyTheInit covers that)")
 	}
 	dir := t.TempDir()
 	command := fmt.Sprintf(`trap '' TERM HUP; cd %s
