@@ -21,6 +21,7 @@ type Args struct {
 	Grace   string   // --grace SECONDS
 	Frames  bool     // --frames
 	Command []string // the positional arguments; exactly one is allowed
+	Output  OutputArgs
 }
 
 // Config is a validated run request.
@@ -31,6 +32,7 @@ type Config struct {
 	Budget  int
 	Grace   float64 // seconds
 	Frames  bool
+	OutputConfig
 }
 
 // timeoutDuration converts the validated timeout.
@@ -63,6 +65,9 @@ func (a Args) Validate() (Config, error) {
 		if cfg.Budget, err = parseBudget(a.Budget); err != nil {
 			return cfg, err
 		}
+	}
+	if err = a.validateOutput(&cfg); err != nil {
+		return cfg, err
 	}
 	if cfg.Cwd, err = resolveCwd(a.Cwd); err != nil {
 		return cfg, err

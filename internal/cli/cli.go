@@ -29,6 +29,16 @@ options:
   --budget BYTES     capture budget shared by stdout and stderr (default %d, at most %d)
   --grace SECONDS    SIGTERM → SIGKILL grace at cleanup (default %g, at most %g)
   --frames           machine mode: msgpack frames on stdout, control frames on stdin
+  --spill DIR        write the raw stdout and stderr to private files in a new
+                     directory under DIR (named in totals)
+  --spill-max BYTES  limit of each spill file (default 256M; K, M, G suffixes)
+  --capture MODE     head (default), tail or head+tail: which part of the output
+                     the capture keeps when it exceeds the budget
+  --lifetime SECONDS a job's lifetime instead of --timeout (at most 7d; s, m, h, d
+                     suffixes: 1h)
+  --redact           replace secrets (tokens, keys) in the captured text
+  --redact-pattern RE  a further secret pattern (Go regexp; repeatable; implies --redact)
+  --quiet            human mode: no summary line
   --version          print the version
   --help             print this help
 
@@ -36,7 +46,8 @@ shellsup decode reads a frames stream (shellsup --frames ... | shellsup decode)
 and prints each frame as one JSON object per line.
 
 exit status: the command's (128+N if a signal N ended it); 124 timed out;
-130 cancelled; 125 shellsup failed; 126/127 bash could not be run / not found.
+128+N cancelled by signal N (SIGINT 130, SIGTERM 143), 130 other cancels;
+125 shellsup failed; 126/127 bash could not be run / not found.
 `, request.DefaultTimeout, request.MaxTimeout, request.DefaultBudget, request.MaxBudget,
 	request.DefaultGrace, request.MaxGrace)
 
@@ -92,6 +103,7 @@ func Parse(argv []string) (supervisor.Args, error) {
 	fs.StringVar(&a.Budget, "budget", "", "")
 	fs.StringVar(&a.Grace, "grace", "", "")
 	fs.BoolVar(&a.Frames, "frames", a.Frames, "")
+	outputFlags(fs, &a.Output)
 	showVersion := fs.Bool("version", false, "")
 	if err := fs.Parse(argv); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -117,7 +129,7 @@ func options(argv []string) []string {
 }
 
 // optionNames lists the options for an "unknown option" message.
-const optionNames = "--timeout, --cwd, --budget, --grace, --frames, --version, --help"
+const optionNames = "--timeout, --cwd, --budget, --grace, --frames, --spill, --spill-max, --capture, --lifetime, --redact, --redact-pattern, --quiet, --version, --help"
 
 // describeFlagError rewords the flag package's errors, naming the option
 // the way the user typed it ("-V" stays "-V", "--V" stays "--V").
@@ -149,4 +161,18 @@ func typed(argv []string, name string) string {
 		}
 	}
 	return "--" + name
+}
+
+// outputFlags registers the options about the output and a job's lifetime.
+func outputFlags(fs *flag.FlagSet, o *supervisor.OutputArgs) {
+	fs.StringVar(&o.Spill, "spill", "", "")
+	fs.StringVar(&o.SpillMax, "spill-max", "", "")
+	fs.StringVar(&o.Capture, "capture", "", "")
+	fs.StringVar(&o.Lifetime, "lifetime", "", "")
+	fs.BoolVar(&o.Redact, "redact", false, "")
+	fs.Func("redact-pattern", "", func(s string) error {
+		o.RedactPatterns = append(o.RedactPatterns, s)
+		return nil
+	})
+	fs.BoolVar(&o.Quiet, "quiet", false, "")
 }
