@@ -101,7 +101,7 @@ func run(cfg Config, stdio Stdio, out *output) int {
 	s := newSession(cfg, out, set, stdio)
 	c, err := spawn(cfg)
 	if err != nil {
-		s.streams.closeSpill()
+		s.streams.removeSpill() // nothing ran: nothing to keep
 		return s.spawnFailed(err)
 	}
 	w := reaper.StartWaiter(c.pid)

@@ -97,3 +97,16 @@ func (st *streams) closeSpill() *protocol.Spill {
 		Cut: out.Cut || errs.Cut,
 	}
 }
+
+// removeSpill closes and removes the spill of a run that never started:
+// the two empty files and their directory.
+func (st *streams) removeSpill() {
+	if st.spill == nil {
+		return
+	}
+	_ = st.spill.Close() // empty files: nothing to lose
+	for _, f := range st.spill.Files {
+		_ = os.Remove(f.Path) // best effort: an empty file left behind harms nobody
+	}
+	_ = os.Remove(st.spill.Dir)
+}

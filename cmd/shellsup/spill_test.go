@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -14,7 +15,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/shellsup/shellsup/protocol"
+	"github.com/shellsup/shellsup/reaper/reapertest"
 )
 
 // seededBytes is n deterministic bytes of every value (binary, invalid
@@ -194,4 +198,37 @@ func TestSpillNotWritableAsNobody(t *testing.T) {
 	assert.Equal(t, 125, cmd.ProcessState.ExitCode(), "output %q", out)
 	assert.Contains(t, string(out), `shellsup: spill directory "`+rootOnly+`" is not writable`)
 	assert.NoFileExists(t, marker)
+}
+
+// When bash cannot start, the spill directory made for the run is removed.
+// As in TestExecRefusedByKernel, the kernel refuses bash (not shellsup)
+// because bash's environment also carries PWD, a long working directory.
+func TestSpillRemovedWhenBashCannotStart(t *testing.T) {
+	var rl unix.Rlimit
+	require.NoError(t, unix.Getrlimit(unix.RLIMIT_STACK, &rl))
+	limit := max(min(int(rl.Cur/4), 6<<20), 128<<10)
+	dir := t.TempDir()
+	for len(dir) < 3800 {
+		dir = filepath.Join(dir, strings.Repeat("d", 200))
+	}
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	spill := spillDir(t)
+	tok := reapertest.NewToken()
+	env := []string{tok.Env(), "HOME=" + cleanHome, "PATH=" + os.Getenv("PATH")}
+	argv := []string{shellsupBin, "--frames", "--spill", spill, "--", "true"}
+	for i := 0; execSize(shellsupBin, argv, env) < limit-1000; i++ {
+		room := limit - 1000 - execSize(shellsupBin, argv, env) - 8 - len("PADxxxx=") - 1
+		env = append(env, fmt.Sprintf("PAD%04d=%s", i, strings.Repeat("p", max(0, min(room, 100<<10)))))
+	}
+	cmd := exec.Command(shellsupBin, argv[1:]...)
+	cmd.Env, cmd.Dir = env, dir
+	raw, _ := cmd.Output()
+	assert.Equal(t, 126, cmd.ProcessState.ExitCode())
+	r := decodeAll(t, raw)
+	require.NotNil(t, r.errf, "frames %v", r.frameTypes())
+	assert.Equal(t, protocol.CategoryExecFailed, r.errf.Category)
+	entries, err := os.ReadDir(spill)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "a run that never started leaves no spill")
+	reapertest.Check(t, tok)
 }
