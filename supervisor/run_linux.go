@@ -113,7 +113,7 @@ func run(cfg Config, stdio Stdio, out *output) int {
 	s.notice(end)
 	rep := cont.Cleanup(w, reaper.Deadlines{Grace: cfg.graceDuration(), Kill: killBudget, Hurry: s.hurry})
 	s.cleaned = time.Now()
-	drainTimedOut := d.finish(drainGrace)
+	drainTimedOut := d.finish(drainGrace, !cfg.Frames, s.hurry)
 	return s.finish(w, end, rep, drainTimedOut)
 }
 
