@@ -12,6 +12,9 @@ import (
 type Deadlines struct {
 	Grace time.Duration // SIGTERM → SIGKILL: how long the tree may take to exit on its own
 	Kill  time.Duration // after the grace: how long the stop-and-kill loop may try
+	// Hurry, when closed, ends the grace at once (a second Ctrl-C); nil
+	// never does.
+	Hurry <-chan struct{}
 }
 
 // quickExit is how long the SIGTERM pass waits for shellsup's children to
@@ -48,7 +51,7 @@ func (c *Containment) Cleanup(w *Waiter, d Deadlines) Report {
 	s := newSweep(c, w)
 	if !c.disabled && !s.empty() {
 		graceEnd := start.Add(d.Grace)
-		s.run(c, graceEnd, graceEnd.Add(d.Kill))
+		s.run(c, graceEnd, graceEnd.Add(d.Kill), d.Hurry)
 	}
 	s.closeTiers(c)
 	s.rep.Duration = time.Since(start)
@@ -56,10 +59,10 @@ func (c *Containment) Cleanup(w *Waiter, d Deadlines) Report {
 }
 
 // run is steps 1–6 for a tree that is not empty.
-func (s *sweep) run(c *Containment, graceEnd, hardEnd time.Time) {
+func (s *sweep) run(c *Containment, graceEnd, hardEnd time.Time, hurry <-chan struct{}) {
 	c.hooks(Tier.Term)
 	s.term(graceEnd)
-	if s.waitEmpty(graceEnd) {
+	if s.waitGrace(graceEnd, hurry) {
 		return
 	}
 	c.hooks(Tier.Kill)
@@ -89,6 +92,20 @@ func (s *sweep) closeTiers(c *Containment) {
 func termed(t *target) bool          { return t.termed }
 func stoppedOrKilled(t *target) bool { return t.stopped || t.killed }
 func killed(t *target) bool          { return t.killed }
+
+// waitGrace is waitEmpty that also returns when hurry is closed.
+func (s *sweep) waitGrace(deadline time.Time, hurry <-chan struct{}) bool {
+	t := time.NewTimer(max(time.Until(deadline), 0))
+	defer t.Stop()
+	select {
+	case <-s.w.Empty():
+		return true
+	case <-hurry:
+		return s.empty()
+	case <-t.C:
+		return s.empty()
+	}
+}
 
 // term is step 1. The first pass takes shellsup's own children from its
 // children files, one read for all (after bash exits, that is usually the

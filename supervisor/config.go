@@ -22,6 +22,7 @@ type Args struct {
 	Frames       bool     // --frames
 	PIDNamespace bool     // --pidns
 	Command      []string // the positional arguments; exactly one is allowed
+	Output       OutputArgs
 
 	Cgroup    string // --cgroup PATH: a delegated cgroup v2 parent for the leaf
 	NoCgroup  bool   // --no-cgroup: the subreaper floor only (plus --pidns)
@@ -46,6 +47,8 @@ type Config struct {
 	MaxMemory    int64  // bytes; 0: no limit
 	// PIDNamespace runs the command under an init of its own PID namespace.
 	PIDNamespace bool
+
+	OutputConfig
 }
 
 // timeoutDuration converts the validated timeout.
@@ -80,6 +83,9 @@ func (a Args) Validate() (Config, error) {
 		}
 	}
 	if err := a.validateContainment(&cfg); err != nil {
+		return cfg, err
+	}
+	if err = a.validateOutput(&cfg); err != nil {
 		return cfg, err
 	}
 	if cfg.Cwd, err = resolveCwd(a.Cwd); err != nil {
