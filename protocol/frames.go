@@ -54,6 +54,7 @@ type Start struct {
 	Timeout     float64 `msgpack:"timeout"` // seconds
 	Budget      int     `msgpack:"budget"`
 	Containment string  `msgpack:"containment"` // the tier guarding this run, e.g. "subreaper"
+	Login       bool    `msgpack:"login"`       // bash -lc (true) or bash -c (--no-login)
 }
 
 // Progress carries captured text of one stream, in capture order. Joining a

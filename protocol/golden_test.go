@@ -40,7 +40,7 @@ func goldenFrames() []struct {
 		name  string
 		frame Frame
 	}{
-		{"start", &Start{Version: Version, Pid: 4242, ChildPid: 4243, Command: "echo hi", Cwd: "/tmp", Timeout: 120, Budget: 65536, Containment: "subreaper"}},
+		{"start", &Start{Version: Version, Pid: 4242, ChildPid: 4243, Command: "echo hi", Cwd: "/tmp", Timeout: 120, Budget: 65536, Containment: "subreaper", Login: true}},
 		{"start-fraction", &Start{Version: Version, Pid: 1, ChildPid: 2, Command: "sleep 1", Cwd: "/", Timeout: 0.05, Budget: 100, Containment: "subreaper"}},
 		{"progress-stdout", &Progress{Stream: "stdout", Text: "hello\n"}},
 		{"progress-stderr-utf8", &Progress{Stream: "stderr", Text: "€ \ufffd ok"}},

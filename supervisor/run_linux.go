@@ -118,6 +118,7 @@ func (s *session) announce(c *child, cont *reaper.Containment) {
 		Version: protocol.Version, Pid: os.Getpid(), ChildPid: c.pid,
 		Command: s.cfg.Command, Cwd: s.cfg.Cwd, Timeout: s.cfg.Timeout, Budget: s.cfg.Budget,
 		Containment: cont.Name(),
+		Login:       !s.cfg.NoLogin,
 	})
 }
 

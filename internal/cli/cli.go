@@ -28,6 +28,10 @@ options:
   --cwd DIR          working directory (default: the current one)
   --budget BYTES     capture budget shared by stdout and stderr (default %d, at most %d)
   --grace SECONDS    SIGTERM → SIGKILL grace at cleanup (default %g, at most %g)
+  --no-login         bash -c instead of bash -lc: no profile is read
+  --scrub-env        drop variables whose names mark credentials (*_TOKEN, AWS_*, ...)
+  --agent-env        set PAGER=cat, GIT_PAGER=cat, NO_COLOR=1, TERM=dumb, ...
+  --workspace DIR    the working directory (default DIR) must lie in DIR, links followed
   --frames           machine mode: msgpack frames on stdout, control frames on stdin
   --version          print the version
   --help             print this help
@@ -92,6 +96,10 @@ func Parse(argv []string) (supervisor.Args, error) {
 	fs.StringVar(&a.Budget, "budget", "", "")
 	fs.StringVar(&a.Grace, "grace", "", "")
 	fs.BoolVar(&a.Frames, "frames", a.Frames, "")
+	fs.BoolVar(&a.NoLogin, "no-login", false, "")
+	fs.BoolVar(&a.ScrubEnv, "scrub-env", false, "")
+	fs.BoolVar(&a.AgentEnv, "agent-env", false, "")
+	fs.StringVar(&a.Workspace, "workspace", "", "")
 	showVersion := fs.Bool("version", false, "")
 	if err := fs.Parse(argv); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -117,7 +125,7 @@ func options(argv []string) []string {
 }
 
 // optionNames lists the options for an "unknown option" message.
-const optionNames = "--timeout, --cwd, --budget, --grace, --frames, --version, --help"
+const optionNames = "--timeout, --cwd, --budget, --grace, --no-login, --scrub-env, --agent-env, --workspace, --frames, --version, --help"
 
 // describeFlagError rewords the flag package's errors, naming the option
 // the way the user typed it ("-V" stays "-V", "--V" stays "--V").
