@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -201,11 +202,15 @@ func checkInside(cwd, given, workspace string) error {
 		return invalid("cwd %q cannot be resolved to check it lies in workspace %q: %v", cwd, given, err)
 	}
 	rel, err := filepath.Rel(workspace, real)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
-		return invalid("cwd %q resolves to %q, outside workspace %q (%q): the working directory must be the workspace or lie below it, symbolic links followed",
-			cwd, real, given, workspace)
+	if err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+		return nil
 	}
-	return nil
+	where := strconv.Quote(given)
+	if abs, _ := filepath.Abs(given); abs != workspace {
+		where += fmt.Sprintf(" (%q)", workspace)
+	}
+	return invalid("cwd %q resolves to %q, outside workspace %s: the working directory must be the workspace or lie below it, symbolic links followed",
+		cwd, real, where)
 }
 
 // invalid is a validation error: it quotes the value and says what is allowed.
