@@ -20,6 +20,8 @@
 // README ("Frames mode") states the same rule for users.
 //
 // The non-goal: it is not a sandbox. The command runs with shellsup's
-// user, environment and filesystem; work handed to daemons outside the
+// user, environment (changed only as package environ documents) and
+// filesystem; --workspace checks where the command starts, not where it
+// goes; work handed to daemons outside the
 // process tree is out of reach (see package reaper).
 package supervisor

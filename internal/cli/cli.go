@@ -19,9 +19,9 @@ import (
 var Usage = fmt.Sprintf(`usage: shellsup [options] -- COMMAND
        shellsup decode < FRAMES
 
-Runs /bin/bash -lc COMMAND with stdin /dev/null, streams its output, and
-when it finishes, times out or is cancelled, kills and reaps every process
-it started before reporting.
+Runs /bin/bash -lc COMMAND (--no-login: bash --norc -c) with stdin /dev/null,
+streams its output, and when it finishes, times out or is cancelled, kills
+and reaps every process it started before reporting.
 
 options:
   --timeout SECONDS  stop the command after this long (default %g, at most %g)
