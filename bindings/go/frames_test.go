@@ -75,7 +75,7 @@ func TestGoldenFrames(t *testing.T) {
 				assert.Equal(t, protocol.Start{
 					Version: v.int("version"), Pid: v.int("pid"), ChildPid: v.int("childPid"),
 					Command: v.str("command"), Cwd: v.str("cwd"), Timeout: v.num("timeout"),
-					Budget: v.int("budget"), Containment: v.str("containment"),
+					Budget: v.int("budget"), Containment: v.str("containment"), Login: v.bool("login"),
 				}, *f)
 			case *protocol.Progress:
 				assert.Equal(t, protocol.Progress{Stream: v.str("stream"), Text: v.str("text")}, *f)
