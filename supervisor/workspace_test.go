@@ -101,8 +101,3 @@ func TestWorkspacePrefixIsNotContainment(t *testing.T) {
 	require.ErrorAs(t, err, &ve)
 	assert.Contains(t, ve.Msg, `outside workspace "`+ws+`"`)
 }
-
-func TestShellArgv(t *testing.T) {
-	assert.Equal(t, []string{"/bin/bash", "-lc", "echo hi"}, shellArgv(Config{Command: "echo hi"}))
-	assert.Equal(t, []string{"/bin/bash", "--norc", "-c", "echo hi"}, shellArgv(Config{Command: "echo hi", NoLogin: true}))
-}
