@@ -13,28 +13,22 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Union
 
 from ._errors import VALIDATION, ShellsupError
+from ._limits import (
+    ARG_LIMIT,
+    DEFAULT_BUDGET,
+    DEFAULT_GRACE,
+    DEFAULT_TIMEOUT,
+    MAX_BUDGET,
+    MAX_COMMAND_BYTES,
+    MAX_GRACE,
+    MAX_TIMEOUT,
+    MIN_BUDGET,
+    MIN_GRACE,
+    budget_fits,
+    marker,
+)
 
-MAX_TIMEOUT = 600  # seconds
-MAX_GRACE = 60  # seconds
-MAX_BUDGET = 512 * 1024  # bytes; totals carries the whole capture in one 1 MiB frame
-# MAX_ARG_STRLEN: the kernel passes at most 131072 bytes, NUL included, in one argument.
-ARG_LIMIT = 131072
-MAX_COMMAND_BYTES = ARG_LIMIT - 1
-
-
-
-def marker(budget: int) -> str:
-    """The text that ends a truncated capture (SPEC section 4)."""
-    return f"\n... output truncated at {budget}-byte capture limit ...\n"
-
-
-def _fits(budget: int) -> bool:
-    """Whether budget holds its own marker plus one byte of text."""
-    return budget >= len(marker(budget).encode()) + 1
-
-
-# The smallest budget that fits (52: the marker for 52 is 51 bytes).
-MIN_BUDGET = next(b for b in range(1, 1000) if _fits(b))
+__all__ = ["Request", "request", "check_progress", "invalid", "quote", "marker"]
 
 
 @dataclass(frozen=True)
@@ -58,8 +52,8 @@ class Request:
 
     @property
     def grace_seconds(self) -> float:
-        """The grace shellsup will use (its default is 2 s)."""
-        return 2.0 if self.grace is None else float(self.grace)
+        """The grace shellsup will use (its default when None)."""
+        return float(DEFAULT_GRACE if self.grace is None else self.grace)
 
 
 def _number(x: Union[int, float]) -> str:
@@ -86,8 +80,18 @@ def _is_number(x: Any) -> bool:
 
 
 def _shown(x: Any) -> str:
-    """A number as the caller wrote it: 0, -1, 601, 0.5, nan, inf."""
-    return repr(float(x)) if isinstance(x, float) else str(int(x))
+    """A number as the caller wrote it: 0, -1, 601, 0.5, nan, inf; a huge int is clipped."""
+    s = repr(float(x)) if isinstance(x, float) else str(int(x))
+    return s if len(s) <= 80 else f"{s[:40]}...({len(s)} digits)"
+
+
+def _in_range(x: Union[int, float], low: Union[int, float], high: Union[int, float], low_open: bool) -> bool:
+    """low < x <= high (low_open) or low <= x <= high, exactly: an int too large
+    for a float is compared as an int, never converted, and NaN is outside."""
+    if isinstance(x, float) and math.isnan(x):
+        return False
+    above = x > low if low_open else x >= low
+    return above and x <= high
 
 
 def check_command(command: Any) -> str:
@@ -109,12 +113,14 @@ def check_command(command: Any) -> str:
 
 
 def check_timeout(timeout: Any) -> Union[int, float]:
+    if timeout is None:
+        return DEFAULT_TIMEOUT
     if not _is_number(timeout):
         raise invalid(
             f"timeout must be a number of seconds greater than 0 and at most {MAX_TIMEOUT} "
             f"(got {quote(timeout)} of type {type(timeout).__name__})"
         )
-    if math.isnan(timeout) or not 0 < timeout <= MAX_TIMEOUT:
+    if not _in_range(timeout, 0, MAX_TIMEOUT, low_open=True):
         raise invalid(f"timeout must be greater than 0 and at most {MAX_TIMEOUT} seconds (got {_shown(timeout)})")
     return timeout
 
@@ -124,22 +130,24 @@ def check_grace(grace: Any) -> Optional[Union[int, float]]:
         return None
     if not _is_number(grace):
         raise invalid(
-            f"grace must be a number of seconds at least 0 and at most {MAX_GRACE} "
+            f"grace must be a number of seconds at least {MIN_GRACE} and at most {MAX_GRACE} "
             f"(got {quote(grace)} of type {type(grace).__name__})"
         )
-    if math.isnan(grace) or not 0 <= grace <= MAX_GRACE:
-        raise invalid(f"grace must be at least 0 and at most {MAX_GRACE} seconds (got {_shown(grace)})")
+    if not _in_range(grace, MIN_GRACE, MAX_GRACE, low_open=False):
+        raise invalid(f"grace must be at least {MIN_GRACE} and at most {MAX_GRACE} seconds (got {_shown(grace)})")
     return grace
 
 
 def check_budget(budget: Any) -> int:
+    if budget is None:
+        return DEFAULT_BUDGET
     if not isinstance(budget, int) or isinstance(budget, bool):
         raise invalid(
             f"budget must be a whole number of bytes, at least {MIN_BUDGET} and at most {MAX_BUDGET} "
             f"(got {quote(budget)} of type {type(budget).__name__})"
         )
-    if not (_fits(budget) and budget <= MAX_BUDGET):
-        raise invalid(f"budget must be at least {MIN_BUDGET} and at most {MAX_BUDGET} bytes (got {budget})")
+    if not (MIN_BUDGET <= budget <= MAX_BUDGET and budget_fits(budget)):
+        raise invalid(f"budget must be at least {MIN_BUDGET} and at most {MAX_BUDGET} bytes (got {_shown(budget)})")
     return budget
 
 
