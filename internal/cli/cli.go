@@ -110,8 +110,23 @@ func Parse(argv []string) (supervisor.Args, error) {
 	if *showVersion {
 		return a, ErrVersion
 	}
+	if err := refuseEmpty(fs, "workspace"); err != nil {
+		return a, err
+	}
 	a.Command = fs.Args()
 	return a, nil
+}
+
+// refuseEmpty refuses an option given with an empty value where "" would
+// silently mean "not given": --workspace "" must not drop the check.
+func refuseEmpty(fs *flag.FlagSet, name string) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == name && f.Value.String() == "" {
+			err = &request.ValidationError{Msg: fmt.Sprintf(`%s must be a directory (got "")`, name)}
+		}
+	})
+	return err
 }
 
 // options is the part of argv before "--".
