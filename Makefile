@@ -8,7 +8,7 @@ FUZZ_EXECS ?= 500000
 # A login shell sources ~/.profile; the demo gets an empty HOME so it is fast.
 DEMO_HOME := $(CURDIR)/bin/demo-home
 
-.PHONY: help build test test-go test-python stress bench demo wheel fuzz vet clean
+.PHONY: help build test test-go test-tiers test-python stress bench demo wheel fuzz vet clean
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -16,12 +16,20 @@ help: ## list the targets
 build: ## build the static binary at bin/shellsup
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/shellsup
 
-test: test-go test-python ## run every test: Go (with -race) and the Python binding
+test: test-go test-tiers test-python ## run every test: Go (with -race), the integration suite per tier, the Python binding
 
 test-go: build ## go vet, then go test -race ./... (real bash, real /proc)
 	$(GO) vet ./...
 	GOOS=darwin $(GO) vet ./...
 	$(GO) test -race -count=1 ./...
+
+# The integration suite again with each tier forced on every run (the plain
+# run above gets the default: cgroup+subreaper as root, else subreaper).
+TIERS ?= subreaper pidns
+
+test-tiers: build ## the integration suite once per forced tier (TIERS="subreaper pidns")
+	@for tier in $(TIERS); do echo "tier: $$tier"; \
+	  SHELLSUP_TEST_TIER=$$tier $(GO) test -count=1 ./cmd/shellsup/ || exit 1; done
 
 test-python: build ## the Python binding's pytest suite against bin/shellsup
 	@py=$$(.ci/find-python) && echo "python: $$py" && \

@@ -54,7 +54,11 @@ type Start struct {
 	Timeout     float64 `msgpack:"timeout"` // seconds
 	Budget      int     `msgpack:"budget"`
 	Containment string  `msgpack:"containment"` // the tier guarding this run, e.g. "subreaper"
-	Login       bool    `msgpack:"login"`       // bash -lc (true) or bash -c (--no-login)
+	Login       bool    `msgpack:"login"`       // bash -lc (true) or bash --norc -c (--no-login)
+	// Cgroup is the run's leaf cgroup v2 directory in the cgroup tier (a
+	// caller that sees shellsup die without totals writes 1 to its
+	// cgroup.kill); absent otherwise.
+	Cgroup string `msgpack:"cgroup,omitempty"`
 }
 
 // Progress carries captured text of one stream, in capture order. Joining a
@@ -117,6 +121,11 @@ type Cleanup struct {
 	StragglersOmitted int   `msgpack:"stragglersOmitted"`
 	Ms                int64 `msgpack:"ms"`            // time spent in cleanup
 	DrainTimedOut     bool  `msgpack:"drainTimedOut"` // a pipe was still held open after the tree was gone
+	// PidsLimitHit counts forks refused at --max-procs (pids.events max);
+	// OOMKills counts processes the kernel killed at --max-memory
+	// (memory.events oom_kill). Present only when non-zero.
+	PidsLimitHit int64 `msgpack:"pidsLimitHit,omitempty"`
+	OOMKills     int64 `msgpack:"oomKills,omitempty"`
 }
 
 // Totals is the last frame of every run that started, sent exactly once.

@@ -17,10 +17,9 @@
 // existing tmux server, at, docker) is not a descendant and is not found;
 // and if shellsup itself is SIGKILLed the subreaper boundary ends with it.
 //
-// Containment comes in tiers behind one cleanup path (see Tier). This
-// version has the "subreaper" tier: PR_SET_CHILD_SUBREAPER plus a /proc
-// scan. A cgroup v2 tier (cgroup.kill, cgroup.freeze, pids.max) and a PID
-// namespace tier can be added as further Tier implementations without
-// changing Cleanup's callers. The package is Linux-only; on other systems
+// Containment comes in tiers behind one cleanup path (see Tier). The floor
+// is the "subreaper" tier: PR_SET_CHILD_SUBREAPER plus a /proc scan. The
+// cgroup v2 tier (package cgroup: cgroup.freeze, cgroup.kill, pids.max) is
+// added with AddTier; a PID namespace tier slots in the same way. The package is Linux-only; on other systems
 // every entry point returns ErrUnsupported.
 package reaper

@@ -29,6 +29,13 @@ type limitsFile struct {
 		Max     int `json:"max"`
 	} `json:"budget"`
 	CommandMaxBytes int `json:"commandMaxBytes"`
+	MaxProcs        struct {
+		Min int64 `json:"min"`
+		Max int64 `json:"max"`
+	} `json:"maxProcs"`
+	MaxMemory struct {
+		Min int64 `json:"min"`
+	} `json:"maxMemory"`
 }
 
 func TestLimitsFileEqualsConstants(t *testing.T) {
@@ -45,4 +52,7 @@ func TestLimitsFileEqualsConstants(t *testing.T) {
 	assert.Equal(t, request.MinBudget, got.Budget.Min, "budget.min")
 	assert.Equal(t, request.MaxBudget, got.Budget.Max, "budget.max")
 	assert.Equal(t, request.MaxCommandBytes, got.CommandMaxBytes, "commandMaxBytes")
+	assert.EqualValues(t, request.MinProcs, got.MaxProcs.Min, "maxProcs.min")
+	assert.EqualValues(t, request.MaxProcs, got.MaxProcs.Max, "maxProcs.max")
+	assert.EqualValues(t, request.MinMemory, got.MaxMemory.Min, "maxMemory.min")
 }

@@ -16,12 +16,19 @@ import (
 // Args are the command line as given, before validation. Empty strings
 // mean "use the default".
 type Args struct {
-	Timeout string   // --timeout SECONDS
-	Cwd     string   // --cwd DIR
-	Budget  string   // --budget BYTES
-	Grace   string   // --grace SECONDS
-	Frames  bool     // --frames
-	Command []string // the positional arguments; exactly one is allowed
+	Timeout      string   // --timeout SECONDS
+	Cwd          string   // --cwd DIR
+	Budget       string   // --budget BYTES
+	Grace        string   // --grace SECONDS
+	Frames       bool     // --frames
+	PIDNamespace bool     // --pidns
+	Command      []string // the positional arguments; exactly one is allowed
+
+	Cgroup    string // --cgroup PATH: a delegated cgroup v2 parent for the leaf
+	NoCgroup  bool   // --no-cgroup: the subreaper floor only (plus --pidns)
+	Require   string // --require TIER: cgroup or pidns
+	MaxProcs  string // --max-procs N
+	MaxMemory string // --max-memory BYTES (64M-style suffixes)
 
 	// The command's environment and shell (README, "The command's environment").
 	NoLogin   bool   // --no-login
@@ -38,6 +45,14 @@ type Config struct {
 	Budget  int
 	Grace   float64 // seconds
 	Frames  bool
+
+	CgroupParent string // absolute; "" means shellsup's own cgroup
+	NoCgroup     bool   // make no leaf, even where one could be made
+	Require      string // "", "cgroup" or "pidns"
+	MaxProcs     int64  // 0: no limit
+	MaxMemory    int64  // bytes; 0: no limit
+	// PIDNamespace runs the command under an init of its own PID namespace.
+	PIDNamespace bool
 
 	NoLogin   bool   // bash --norc -c rather than the default bash -lc
 	ScrubEnv  bool   // drop the variables environ.Secret names
@@ -56,7 +71,7 @@ func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Se
 // error, a *request.ValidationError, quotes the bad value and says what is
 // allowed. The flags are parsed here; their rules live in package request.
 func (a Args) Validate() (Config, error) {
-	cfg := Config{Timeout: request.DefaultTimeout, Budget: request.DefaultBudget, Grace: request.DefaultGrace, Frames: a.Frames,
+	cfg := Config{Timeout: request.DefaultTimeout, Budget: request.DefaultBudget, Grace: request.DefaultGrace, Frames: a.Frames, PIDNamespace: a.PIDNamespace,
 		NoLogin: a.NoLogin, ScrubEnv: a.ScrubEnv, AgentEnv: a.AgentEnv}
 	var err error
 	if cfg.Command, err = a.command(); err != nil {
@@ -76,6 +91,9 @@ func (a Args) Validate() (Config, error) {
 		if cfg.Budget, err = parseBudget(a.Budget); err != nil {
 			return cfg, err
 		}
+	}
+	if err := a.validateContainment(&cfg); err != nil {
+		return cfg, err
 	}
 	cwd := a.Cwd
 	if a.Workspace != "" {

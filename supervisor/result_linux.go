@@ -68,6 +68,12 @@ func summary(t *protocol.Totals, code int) string {
 			fmt.Fprintf(&b, " %d(%s, %s: %s)", s.Pid, s.Comm, s.State, s.Reason)
 		}
 	}
+	if c.PidsLimitHit > 0 {
+		fmt.Fprintf(&b, "; %d forks refused at --max-procs", c.PidsLimitHit)
+	}
+	if c.OOMKills > 0 {
+		fmt.Fprintf(&b, "; %d processes OOM-killed at --max-memory", c.OOMKills)
+	}
 	fmt.Fprintf(&b, "; captured %d of %d bytes", t.CapturedBytes, t.TotalBytes)
 	if t.Truncated {
 		b.WriteString(" (truncated)")

@@ -10,8 +10,10 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/shellsup/shellsup/cgroup"
 	"github.com/shellsup/shellsup/environ"
 	"github.com/shellsup/shellsup/internal/linux"
+	"github.com/shellsup/shellsup/pidns"
 )
 
 const bashPath = "/bin/bash"
@@ -25,6 +27,8 @@ const pipeSize = 1 << 20
 type child struct {
 	pid            int
 	stdout, stderr *os.File
+	shownPid       int         // bash's pid when pid is not bash's (PID-namespace init), else 0
+	ns             *pidns.Init // the PID-namespace init, or nil
 }
 
 // execError is bash failing to start; the kernel's errno tells why.
@@ -46,8 +50,8 @@ func (e *execError) exitCode() int {
 
 // spawn starts /bin/bash -lc COMMAND in a new session, in cfg.Cwd, with
 // stdin /dev/null, its stdout and stderr on fresh pipes, no other fd, and
-// an empty signal mask.
-func spawn(cfg Config) (*child, error) {
+// an empty signal mask; born in leaf's cgroups when there is a leaf.
+func spawn(cfg Config, leaf *cgroup.Leaf) (*child, error) {
 	devnull, err := os.Open(os.DevNull)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", os.DevNull, err)
@@ -72,7 +76,8 @@ func spawn(cfg Config) (*child, error) {
 		Files: []uintptr{devnull.Fd(), uintptr(outW), uintptr(errW)},
 		Sys:   &syscall.SysProcAttr{Setsid: true},
 	}
-	pid, err := forkExecUnmasked(argv, attr)
+	intoCgroup(attr.Sys, leaf)
+	pid, err := forkInLeaf(leaf, func() (int, error) { return forkExecUnmasked(argv, attr) })
 	// The parent's copies of the write ends: EOF comes when the tree's are
 	// gone. shellsup never wrote to them, so a failed close loses nothing.
 	unix.Close(outW)
@@ -82,6 +87,7 @@ func spawn(cfg Config) (*child, error) {
 		errR.Close()
 		return nil, describeExecError(err, argv, env, cfg.Cwd)
 	}
+	raiseOOMScore(pid)
 	return &child{pid: pid, stdout: outR, stderr: errR}, nil
 }
 

@@ -67,6 +67,12 @@ type Request struct {
 	// 60 s. With Go 1.26: Grace: new(500 * time.Millisecond).
 	Grace *time.Duration
 
+	// PIDNamespace runs the command under an init of its own PID namespace
+	// (shellsup --pidns): when shellsup dies for any reason, the kernel
+	// kills every process of the command. Where the namespaces cannot be
+	// made, Run returns an *Error of category "containment_unavailable".
+	PIDNamespace bool
+
 	// Progress, if not nil, receives the captured text as it arrives:
 	// stream is Stdout or Stderr, and joining the texts of one stream gives
 	// that stream's captured text, truncation marker included. It is
@@ -80,6 +86,16 @@ type Request struct {
 	// had already finished.
 	Progress func(stream, text string) error
 
+	// MaxProcs caps the processes and threads the command may have at once
+	// (shellsup --max-procs, pids.max). 0 means no limit; otherwise at most
+	// 4194304. Where no pids controller can be had, shellsup refuses with
+	// CategoryContainmentUnavailable rather than run without the limit.
+	MaxProcs int64
+
+	// MaxMemory caps the command's memory in bytes, with no swap (shellsup
+	// --max-memory, memory.max). 0 means no limit; otherwise at least
+	// 4 MiB. Refused like MaxProcs where no memory controller can be had.
+	MaxMemory int64
 	// NoLogin runs /bin/bash --norc -c instead of the login shell
 	// /bin/bash -lc: no profile or rc file is read (shellsup --no-login).
 	NoLogin bool
@@ -130,15 +146,18 @@ type Request struct {
 
 // config is a validated Request.
 type config struct {
-	command  string
-	cwd      string
-	timeout  time.Duration
-	env      []string // nil: inherit
-	budget   int      // 0: shellsup's default
-	grace    *time.Duration
-	progress func(stream, text string) error
-	binary   string
-	shell    shellOptions
+	command   string
+	cwd       string
+	timeout   time.Duration
+	env       []string // nil: inherit
+	budget    int      // 0: shellsup's default
+	grace     *time.Duration
+	pidns     bool
+	progress  func(stream, text string) error
+	binary    string
+	maxProcs  int64 // 0: no limit
+	maxMemory int64 // 0: no limit
+	shell     shellOptions
 }
 
 // shellOptions are the Request fields that pass straight to shellsup's
@@ -157,7 +176,8 @@ type shellOptions struct {
 // validation *Error quoting the bad value.
 func (r Request) validate() (config, error) {
 	c := config{command: r.Command, cwd: r.Cwd, timeout: r.Timeout, budget: r.Budget,
-		grace: r.Grace, progress: r.Progress, binary: r.Binary, shell: r.shellOptions()}
+		grace: r.Grace, pidns: r.PIDNamespace, progress: r.Progress, binary: r.Binary, maxProcs: r.MaxProcs, maxMemory: r.MaxMemory,
+		shell: r.shellOptions()}
 	checks := []func() error{
 		func() error { return validateCommand(r.Command) },
 		func() error { return validateTimeout(&c.timeout) },
@@ -165,6 +185,7 @@ func (r Request) validate() (config, error) {
 		func() error { return validateBudget(r.Budget) },
 		func() error { return validateCwd(r.Cwd) },
 		func() error { return validateEnv(r.Env) },
+		func() error { return validateLimits(r.MaxProcs, r.MaxMemory) },
 		func() error { return validatePath("workspace", r.Workspace) },
 		func() error { return validatePath("spill", r.Spill) },
 		func() error { return validateSpillMax(r.SpillMax, r.Spill) },
@@ -219,6 +240,19 @@ func validateGrace(g *time.Duration) error {
 		return nil
 	}
 	return request.ValidateGrace(g.Seconds(), g.String())
+}
+
+// validateLimits checks MaxProcs and MaxMemory; 0 means no limit.
+func validateLimits(procs, memory int64) error {
+	if procs != 0 {
+		if err := request.ValidateMaxProcs(procs, strconv.FormatInt(procs, 10)); err != nil {
+			return err
+		}
+	}
+	if memory != 0 {
+		return request.ValidateMaxMemory(memory, strconv.FormatInt(memory, 10))
+	}
+	return nil
 }
 
 func validateBudget(b int) error {
@@ -331,6 +365,15 @@ func (c config) args() []string {
 	}
 	if c.grace != nil {
 		args = append(args, "--grace="+seconds(*c.grace))
+	}
+	if c.pidns {
+		args = append(args, "--pidns")
+	}
+	if c.maxProcs != 0 {
+		args = append(args, "--max-procs="+strconv.FormatInt(c.maxProcs, 10))
+	}
+	if c.maxMemory != 0 {
+		args = append(args, "--max-memory="+strconv.FormatInt(c.maxMemory, 10))
 	}
 	args = append(args, c.shell.args()...)
 	return append(args, "--", c.command)

@@ -62,6 +62,8 @@ type Cleanup struct {
 	StragglersOmitted int
 	Duration          time.Duration // time spent in cleanup, in whole milliseconds
 	DrainTimedOut     bool          // a pipe stayed open after the tree was gone (held from outside it)
+	PidsLimitHit      int64         // forks refused at Request.MaxProcs
+	OOMKills          int64         // processes the kernel killed at Request.MaxMemory
 }
 
 // Straggler is a process shellsup could not remove before its deadline,
@@ -98,8 +100,8 @@ func cleanupOf(c protocol.Cleanup) Cleanup {
 	out := Cleanup{
 		Tier: c.Tier, Trigger: c.Trigger, Signalled: c.Signalled, Killed: c.Killed, Reaped: c.Reaped,
 		Rounds: c.Rounds, Duration: time.Duration(c.Ms) * time.Millisecond, DrainTimedOut: c.DrainTimedOut,
-		StragglersOmitted: c.StragglersOmitted,
-		Stragglers:        make([]Straggler, 0, len(c.Stragglers)),
+		StragglersOmitted: c.StragglersOmitted, PidsLimitHit: c.PidsLimitHit, OOMKills: c.OOMKills,
+		Stragglers: make([]Straggler, 0, len(c.Stragglers)),
 	}
 	for _, s := range c.Stragglers {
 		out.Stragglers = append(out.Stragglers, Straggler{Pid: s.Pid, Comm: s.Comm, State: s.State, Reason: s.Reason})

@@ -102,40 +102,55 @@ func drain() {
 
 // teardown compares shellsup's cleanup of 500 setsid sleepers (its own
 // account of the time from bash's exit to ECHILD) with cgroup.kill of 500
-// sleepers in a scratch cgroup, timed from the write to "populated 0".
+// sleepers in a scratch cgroup, timed from the write to "populated 0". The
+// second row has sleepers that ignore SIGTERM and --grace 0, so the kill
+// step does the work: in the cgroup tier, cgroup.freeze + cgroup.kill.
 func teardown() {
 	const n = 500
-	var base, sup []time.Duration
-	baseNote := ""
+	var base, sup, deaf []time.Duration
+	baseNote, tier := "", ""
 	for i := 0; i < *heavy; i++ {
 		if d, err := cgroupKill(n); err != nil {
 			baseNote = err.Error()
 		} else {
 			base = append(base, d)
 		}
-		sup = append(sup, shellsupCleanup(n))
+		var d time.Duration
+		d, tier = shellsupCleanup(n, false)
+		sup = append(sup, d)
+		d, _ = shellsupCleanup(n, true)
+		deaf = append(deaf, d)
 	}
-	s := median(sup)
+	s, k := median(sup), median(deaf)
 	if len(base) == 0 {
-		fmt.Printf("| kill+reap %d setsid sleepers: cgroup.kill vs shellsup cleanup | n/a (%s) | %s | | ≤ 1.2× cgroup.kill |\n", n, baseNote, ms(s))
+		fmt.Printf("| kill+reap %d setsid sleepers: cgroup.kill vs shellsup cleanup (%s) | n/a (%s) | %s | | ≤ 1.2× cgroup.kill |\n", n, tier, baseNote, ms(s))
+		fmt.Printf("| kill+reap %d TERM-ignoring sleepers, --grace 0 (%s) | n/a | %s | | ≤ 1.1× cgroup.kill |\n", n, tier, ms(k))
 		return
 	}
 	b := median(base)
-	fmt.Printf("| kill+reap %d setsid sleepers: cgroup.kill vs shellsup cleanup (%d runs) | %s | %s | %.2f× | ≤ 1.2× |\n", n, *heavy, ms(b), ms(s), float64(s)/float64(b))
+	fmt.Printf("| kill+reap %d setsid sleepers: cgroup.kill vs shellsup cleanup (%s, %d runs) | %s | %s | %.2f× | ≤ 1.2× |\n", n, tier, *heavy, ms(b), ms(s), float64(s)/float64(b))
+	fmt.Printf("| kill+reap %d TERM-ignoring sleepers, --grace 0: cgroup.kill vs shellsup cleanup (%s, %d runs) | %s | %s | %.2f× | ≤ 1.1× |\n", n, tier, *heavy, ms(b), ms(k), float64(k)/float64(b))
 }
 
 // settle is how long both teardown runs let 500 freshly started sleepers
 // finish starting before they are killed.
 const settle = 500 * time.Millisecond
 
-func shellsupCleanup(n int) time.Duration {
+// shellsupCleanup runs n setsid sleepers under shellsup and returns its
+// cleanup time and tier; deaf sleepers ignore SIGTERM and get no grace.
+func shellsupCleanup(n int, deaf bool) (time.Duration, string) {
 	// bash waits until every sleeper has exec'd sleep and then lets their
 	// start-up (the dynamic loader) finish, so the cleanup is measured on a
 	// settled tree, as the cgroup baseline is.
 	script := fmt.Sprintf(`for i in $(seq %d); do setsid sleep 300 & done
 for p in $(jobs -p); do c=; until [ "$c" = sleep ]; do read -r c < /proc/$p/comm; done; done
 sleep %g`, n, settle.Seconds())
-	cmd := exec.Command(*bin, "--frames", "--", script)
+	args := []string{"--frames"}
+	if deaf {
+		script = "trap '' TERM\n" + script // ignored dispositions survive exec
+		args = append(args, "--grace", "0")
+	}
+	cmd := exec.Command(*bin, append(args, "--", script)...)
 	cmd.Env = env()
 	out, err := cmd.Output()
 	if err != nil {
@@ -151,7 +166,10 @@ sleep %g`, n, settle.Seconds())
 			if t.Cleanup.Signalled < n {
 				fatal(fmt.Errorf("cleanup signalled %d of %d sleepers", t.Cleanup.Signalled, n))
 			}
-			return time.Duration(t.Cleanup.Ms) * time.Millisecond
+			if len(t.Cleanup.Stragglers) > 0 {
+				fatal(fmt.Errorf("cleanup left stragglers: %v", t.Cleanup.Stragglers))
+			}
+			return time.Duration(t.Cleanup.Ms) * time.Millisecond, t.Cleanup.Tier
 		}
 	}
 }

@@ -66,7 +66,7 @@ func TestStartFrame(t *testing.T) {
 	assert.Equal(t, dir, r.start.Cwd)
 	assert.Equal(t, 7.5, r.start.Timeout)
 	assert.Equal(t, 1000, r.start.Budget)
-	assert.Equal(t, "subreaper", r.start.Containment)
+	assert.Equal(t, defaultContainment(), r.start.Containment)
 	assert.Equal(t, "pwd; echo $PWD", r.start.Command)
 	assert.NotZero(t, r.start.ChildPid)
 	assert.Equal(t, dir+"\n"+dir+"\n", tot.Stdout)

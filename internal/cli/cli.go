@@ -18,6 +18,7 @@ import (
 // request, the one home of the limits.
 var Usage = fmt.Sprintf(`usage: shellsup [options] -- COMMAND
        shellsup decode < FRAMES
+       shellsup sweep [--cgroup PATH]
 
 Runs /bin/bash -lc COMMAND (--no-login: bash --norc -c) with stdin /dev/null,
 streams its output, and when it finishes, times out or is cancelled, kills
@@ -28,16 +29,25 @@ options:
   --cwd DIR          working directory (default: the current one)
   --budget BYTES     capture budget shared by stdout and stderr (default %d, at most %d)
   --grace SECONDS    SIGTERM → SIGKILL grace at cleanup (default %g, at most %g)
-  --no-login         bash -c instead of bash -lc: no profile is read
+  --no-login         bash --norc -c instead of bash -lc: no profile or rc file is read
   --scrub-env        drop variables whose names mark credentials (*_TOKEN, AWS_*, ...)
   --agent-env        set PAGER=cat, GIT_PAGER=cat, NO_COLOR=1, TERM=dumb, ...
   --workspace DIR    the working directory (default DIR) must lie in DIR, links followed
   --frames           machine mode: msgpack frames on stdout, control frames on stdin
+  --pidns            run the command in its own PID namespace (see the README)
+  --max-procs N      at most N processes and threads at once (pids.max)
+  --max-memory BYTES at most this much memory, no swap (memory.max); 512K, 64M, 1G
+  --cgroup PATH      make the run's leaf cgroup under this delegated cgroup v2
+  --no-cgroup        make no cgroup leaf: the subreaper floor (and --pidns) only
+  --require TIER     refuse to run unless TIER (cgroup or pidns) is in force
   --version          print the version
   --help             print this help
 
 shellsup decode reads a frames stream (shellsup --frames ... | shellsup decode)
 and prints each frame as one JSON object per line.
+
+shellsup sweep kills and removes the leaf cgroups of shellsups that died
+(e.g. SIGKILLed) and prints what it removed; every run does the same first.
 
 exit status: the command's (128+N if a signal N ended it); 124 timed out;
 130 cancelled; 125 shellsup failed; 126/127 bash could not be run / not found.
@@ -96,6 +106,12 @@ func Parse(argv []string) (supervisor.Args, error) {
 	fs.StringVar(&a.Budget, "budget", "", "")
 	fs.StringVar(&a.Grace, "grace", "", "")
 	fs.BoolVar(&a.Frames, "frames", a.Frames, "")
+	fs.BoolVar(&a.PIDNamespace, "pidns", false, "")
+	fs.StringVar(&a.MaxProcs, "max-procs", "", "")
+	fs.StringVar(&a.MaxMemory, "max-memory", "", "")
+	fs.StringVar(&a.Cgroup, "cgroup", "", "")
+	fs.BoolVar(&a.NoCgroup, "no-cgroup", false, "")
+	fs.StringVar(&a.Require, "require", "", "")
 	fs.BoolVar(&a.NoLogin, "no-login", false, "")
 	fs.BoolVar(&a.ScrubEnv, "scrub-env", false, "")
 	fs.BoolVar(&a.AgentEnv, "agent-env", false, "")
@@ -140,7 +156,7 @@ func options(argv []string) []string {
 }
 
 // optionNames lists the options for an "unknown option" message.
-const optionNames = "--timeout, --cwd, --budget, --grace, --no-login, --scrub-env, --agent-env, --workspace, --frames, --version, --help"
+const optionNames = "--timeout, --cwd, --budget, --grace, --no-login, --scrub-env, --agent-env, --workspace, --frames, --pidns, --max-procs, --max-memory, --cgroup, --no-cgroup, --require, --version, --help"
 
 // describeFlagError rewords the flag package's errors, naming the option
 // the way the user typed it ("-V" stays "-V", "--V" stays "--V").

@@ -101,6 +101,11 @@ func build(root, dir string, b Build) error {
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("building %s (tags %q): %w\n%s", b.Pkg, b.Tags, err, msg)
 	}
+	if b.Pkg == "./cmd/shellsup" && b.Tags == "" && Tier() != "" {
+		if err := wrapForTier(out); err != nil {
+			return fmt.Errorf("wrapping %s for the %s tier: %w", out, Tier(), err)
+		}
+	}
 	*b.Out = out
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/shellsup/shellsup/internal/cli"
 	"github.com/shellsup/shellsup/internal/embedmode"
+	"github.com/shellsup/shellsup/pidns"
 )
 
 // Init makes this program usable as the shellsup binary of its own Run
@@ -13,6 +14,9 @@ import (
 // and exits; everywhere else it registers os.Executable() with the binding
 // and returns.
 func Init() {
+	// The supervisor's --pidns re-executes this program as the init of the
+	// namespace (pid 1, a reserved argv): that never returns either.
+	pidns.MaybeInit()
 	if os.Getenv(embedmode.MarkerName) == embedmode.MarkerValue {
 		os.Exit(superviseAndExit())
 	}

@@ -58,7 +58,7 @@ SCENARIOS = [
     ("signal", "kill -9 $$", {}),
     ("timeout", "echo started; sleep 5", dict(timeout=0.2)),
     ("truncated", "seq 1 100000", dict(budget=1000)),
-    ("stderr-overflow", "head -c 5000 /dev/zero | tr '\\0' E >&2; echo late", dict(budget=200)),
+    ("stderr-overflow", "head -c 5000 /dev/zero | tr '\\0' E >&2", dict(budget=200)),
     ("utf8-split", "printf '\\xe2'; sleep 0.02; printf '\\x82\\xac \\xff'", {}),
     ("cwd", "pwd", dict(cwd="/")),
     ("background", "sleep 300 & setsid sleep 300 & echo bg", {}),
@@ -179,3 +179,23 @@ def test_core_closes_the_control_channel_on_a_protocol_error():
     core.fail(exc.value, 0.1)
     assert core.take() == [_core.CLOSE_STDIN]
     assert core.deadline == 0.1 + 0 + _limits.WATCHDOG_MARGIN
+
+
+def test_core_takes_every_buffered_frame_before_judging_eof():
+    from shellsup import _frames
+
+    core = _new_core()
+    core.spawned(0.0)
+    start = {"type": "start", "version": 1, "pid": 1, "childPid": 2, "command": "x", "cwd": "/",
+             "timeout": 1.0, "budget": 65536, "containment": "fake"}
+    core.stdout(_frames.encode(start) + _frames.encode({"type": "progress", "stream": "stdout", "text": "hi"}))
+    core.stdout_closed(0.1)  # EOF read before the frames were taken
+    assert core.next_chunk(0.1) == ("stdout", "hi")
+    assert core.next_chunk(0.1) is None
+    core.stdout(b"")  # nothing more
+    core2 = _new_core()
+    core2.spawned(0.0)
+    core2.stdout(_frames.encode(start)[:-1])
+    core2.stdout_closed(0.1)
+    with pytest.raises(shell.ShellsupError, match="truncated frame"):
+        core2.next_chunk(0.1)

@@ -221,3 +221,18 @@ def test_stragglers_raise_cleanup_error_with_the_result(fake):
         assert (type(again), str(again), again.category, dict(again.result)) == (
             shell.CleanupError, str(err), "cleanup_incomplete", dict(err.result))
     assert str(errors[0]) == str(errors[1])
+
+
+def test_a_shellsup_that_closes_stdout_and_hangs_is_killed(fake, monkeypatch):
+    # No frame can come after EOF on stdout: the binding waits EXIT_WAIT, not the run's deadline.
+    fake("""
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        frame(START)
+        os.close(1)
+        time.sleep(60)
+    """)
+    monkeypatch.setattr(_limits, "EXIT_WAIT", 0.3)
+    for err in both(timeout=300):
+        assert err.category == "protocol"
+        assert "shellsup was killed by the binding without reporting a result" in str(err)
+        assert "may still be running" in str(err)

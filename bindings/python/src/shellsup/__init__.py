@@ -71,6 +71,9 @@ def run(
     env: Optional[Mapping[str, str]] = None,
     budget: Optional[int] = DEFAULT_BUDGET,
     grace: Optional[Union[int, float]] = None,
+    max_procs: Optional[int] = None,
+    max_memory: Optional[Union[int, str]] = None,
+    pidns: bool = False,
     no_login: bool = False,
     scrub_env: bool = False,
     agent_env: bool = False,
@@ -99,12 +102,22 @@ def run(
         propagates.
     env: None inherits ``os.environ``; a mapping *replaces* the environment
         entirely (as in subprocess), for shellsup and the command alike.
+        Without ``HOME`` the command gets ``HOME=/nonexistent``, never the
+        home (and profile) of this process's user from the password database.
     budget: capture budget in bytes, shared by stdout and stderr (52 to
         524288); None means the default, 65536.
     grace: seconds between SIGTERM and SIGKILL at cleanup (0 to 60); None
         means shellsup's default, 2.
-    env: without ``HOME`` the command gets ``HOME=/nonexistent``, never the
-        home (and profile) of this process's user from the password database.
+    max_procs: at most this many processes and threads at once (pids.max);
+        None means no limit.
+    max_memory: memory cap with no swap (memory.max), in bytes or as "64M"
+        (powers of 1024), at least 4 MiB; None means no limit. A limit that
+        the host cannot enforce raises ShellsupError with category
+        ``"containment_unavailable"``: it is never dropped silently.
+    pidns: True runs the command under an init of its own PID namespace
+        (shellsup --pidns): if shellsup dies for any reason, the kernel kills
+        every process of the command. Where the namespaces cannot be made,
+        ShellsupError with category "containment_unavailable".
 
     The shell and environment (README, "The command's environment"), each
     off by default:
@@ -139,9 +152,9 @@ def run(
     the run is cancelled, its cleanup awaited (bounded), and the interrupt
     re-raised.
     """
-    req = request(command, cwd, timeout, budget, grace, env, no_login=no_login, scrub_env=scrub_env,
-                  agent_env=agent_env, workspace=workspace, redact=redact, redact_patterns=redact_patterns,
-                  spill=spill, spill_max=spill_max, capture=capture)
+    req = request(command, cwd, timeout, budget, grace, env, max_procs, max_memory, pidns, no_login=no_login,
+                  scrub_env=scrub_env, agent_env=agent_env, workspace=workspace, redact=redact,
+                  redact_patterns=redact_patterns, spill=spill, spill_max=spill_max, capture=capture)
     progress = check_progress(progress)
     runner = Run(req, find_binary(), progress)
     runner.start()
@@ -157,6 +170,9 @@ async def run_async(
     env: Optional[Mapping[str, str]] = None,
     budget: Optional[int] = DEFAULT_BUDGET,
     grace: Optional[Union[int, float]] = None,
+    max_procs: Optional[int] = None,
+    max_memory: Optional[Union[int, str]] = None,
+    pidns: bool = False,
     no_login: bool = False,
     scrub_env: bool = False,
     agent_env: bool = False,
@@ -176,8 +192,8 @@ async def run_async(
     also be a coroutine function; it is awaited before the next frame is
     taken.
     """
-    req = request(command, cwd, timeout, budget, grace, env, no_login=no_login, scrub_env=scrub_env,
-                  agent_env=agent_env, workspace=workspace, redact=redact, redact_patterns=redact_patterns,
-                  spill=spill, spill_max=spill_max, capture=capture)
+    req = request(command, cwd, timeout, budget, grace, env, max_procs, max_memory, pidns, no_login=no_login,
+                  scrub_env=scrub_env, agent_env=agent_env, workspace=workspace, redact=redact,
+                  redact_patterns=redact_patterns, spill=spill, spill_max=spill_max, capture=capture)
     progress = check_progress(progress)
     return await AsyncRun(req, find_binary(), progress).wait()

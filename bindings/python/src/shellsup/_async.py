@@ -139,7 +139,7 @@ class AsyncRun:
             if not data:
                 self._open.discard(name)
                 if name == "stdout":
-                    self._core.stdout_closed()
+                    self._core.stdout_closed(time.monotonic())
             elif name == "stderr":
                 self._core.stderr(data)
             else:

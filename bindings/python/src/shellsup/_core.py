@@ -49,7 +49,7 @@ NEW = "new"  # not spawned yet
 RUNNING = "running"  # spawned, no cancel sent
 CANCELLING = "cancelling"  # cancel sent (or control closed): waiting for totals
 TERMINATING = "terminating"  # SIGTERM sent: waiting for totals
-REPORTED = "reported"  # totals or error arrived: waiting for shellsup to exit
+REPORTED = "reported"  # totals or error arrived, or stdout closed: waiting for shellsup to exit
 KILLED = "killed"  # SIGKILL sent: waiting for shellsup to exit
 GAVE_UP = "gave_up"  # stopped waiting
 
@@ -79,6 +79,7 @@ class Core:
         self._cancel_sent = False
         self._cancel_wanted = False  # cancel() came before the spawn
         self._stdin_closed = False
+        self._stdout_eof = False
         self._overran: Optional[str] = None  # how shellsup stopped reporting, when it did
         self._sent: List[str] = []  # signals the binding sent shellsup, in order
 
@@ -122,6 +123,8 @@ class Core:
         while self._parsing:
             frame = self._frames.next()
             if frame is None:
+                if self._stdout_eof and self._frames.pending():
+                    raise ShellsupError("protocol: truncated frame from shellsup", PROTOCOL)
                 return None
             chunk = self.session.handle(frame)
             if self.session.done and self.phase not in (REPORTED, KILLED, GAVE_UP):
@@ -130,10 +133,11 @@ class Core:
                 return chunk
         return None
 
-    def stdout_closed(self) -> None:
-        """EOF on shellsup's stdout; a frame cut short is a protocol error."""
-        if self._parsing and self._frames.pending():
-            self.fail(ShellsupError("protocol: truncated frame from shellsup", PROTOCOL), None)
+    def stdout_closed(self, now: float) -> None:
+        """EOF on shellsup's stdout: no frame can come after what is buffered."""
+        self._stdout_eof = True
+        if self.phase in (RUNNING, CANCELLING, TERMINATING):
+            self._reported(now)  # it cannot report now: give it EXIT_WAIT to exit, then SIGKILL
 
     def exited(self, returncode: int) -> None:
         """shellsup has exited and been reaped."""
@@ -212,6 +216,7 @@ class Core:
 
     def outcome(self) -> SkillResult:
         """The run's result, or the exception it ends in (called once shellsup is gone)."""
+        self._judge_leftovers()
         pending = self.pending
         if pending is not None:
             if isinstance(pending, ShellsupError) and pending.category == PROTOCOL:
@@ -232,6 +237,16 @@ class Core:
         raise ShellsupError(f"protocol: {self._ending()}", PROTOCOL)
 
     # -- helpers --------------------------------------------------------------------
+
+    def _judge_leftovers(self) -> None:
+        """Frames or bytes still buffered at the end: the drivers take every frame
+        before they finish, so anything left is a frame cut short."""
+        self._stdout_eof = True
+        try:
+            while self.next_chunk(math.inf) is not None:
+                pass  # too late to deliver
+        except ShellsupError as exc:
+            self.fail(exc, None)
 
     def _reported(self, now: float) -> None:
         self.phase = REPORTED

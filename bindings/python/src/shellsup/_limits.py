@@ -23,6 +23,10 @@ LIMITS: Dict[str, Any] = {
     "budget": {"default": 65536, "min": 52, "max": 524288},
     # MAX_ARG_STRLEN: the kernel passes at most 131072 bytes, NUL included, in one argument
     "commandMaxBytes": 131071,
+    # processes and threads at once (pids.max): 2 because under a v1 pids
+    # limit the forking thread counts for an instant; the kernel's PID_MAX_LIMIT
+    "maxProcs": {"min": 2, "max": 4194304},
+    "maxMemory": {"min": 4194304},  # bytes (memory.max); a login shell needs that much
 }
 
 DEFAULT_TIMEOUT = LIMITS["timeout"]["default"]
@@ -35,6 +39,9 @@ MIN_BUDGET = LIMITS["budget"]["min"]
 MAX_BUDGET = LIMITS["budget"]["max"]
 MAX_COMMAND_BYTES = LIMITS["commandMaxBytes"]
 ARG_LIMIT = MAX_COMMAND_BYTES + 1  # with the NUL
+MIN_PROCS = LIMITS["maxProcs"]["min"]
+MAX_PROCS = LIMITS["maxProcs"]["max"]
+MIN_MEMORY = LIMITS["maxMemory"]["min"]
 
 # WATCHDOG_MARGIN: seconds the binding waits beyond what shellsup promises
 # (timeout + grace for a run; grace for a cleanup after a cancel or a

@@ -121,7 +121,7 @@ class Run:
             selector.unregister(fd)
             self._open.discard(fd)
             if fd == proc.stdout_fd:
-                self._core.stdout_closed()
+                self._core.stdout_closed(time.monotonic())
         elif fd == proc.stderr_fd:
             self._core.stderr(data)
         else:

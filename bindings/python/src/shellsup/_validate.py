@@ -12,6 +12,7 @@ from collections import abc
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
+from . import _limits
 from ._errors import VALIDATION, ShellsupError
 from ._limits import (
     ARG_LIMIT,
@@ -79,6 +80,9 @@ class Request:
     budget: int
     grace: Optional[Union[int, float]]
     env: Optional[Dict[Union[str, bytes], Union[str, bytes]]]
+    max_procs: Optional[int] = None  # --max-procs
+    max_memory: Optional[int] = None  # --max-memory, bytes
+    pidns: bool = False
     options: ShellOptions = ShellOptions()
 
     def argv(self, binary: str) -> List[str]:
@@ -87,6 +91,12 @@ class Request:
                 "--budget", str(self.budget)]
         if self.grace is not None:
             args += ["--grace", _number(self.grace)]
+        if self.max_procs is not None:
+            args += ["--max-procs", str(self.max_procs)]
+        if self.max_memory is not None:
+            args += ["--max-memory", str(self.max_memory)]
+        if self.pidns:
+            args.append("--pidns")
         return args + self.options.flags() + ["--", self.command]
 
     @property
@@ -248,6 +258,46 @@ def check_progress(progress: Any) -> Optional[Callable[[str, str], Any]]:
     return progress
 
 
+def check_pidns(pidns: Any) -> bool:
+    if not isinstance(pidns, bool):
+        raise invalid(f"pidns must be True or False (got {quote(pidns)} of type {type(pidns).__name__})")
+    return pidns
+
+
+MIN_PROCS, MAX_PROCS, MIN_MEMORY = _limits.MIN_PROCS, _limits.MAX_PROCS, _limits.MIN_MEMORY
+_SUFFIX = {"": 0, "K": 10, "M": 20, "G": 30, "T": 40}
+
+
+def check_max_procs(max_procs: Any) -> Optional[int]:
+    if max_procs is None:
+        return None
+    if not isinstance(max_procs, int) or isinstance(max_procs, bool) or not MIN_PROCS <= max_procs <= MAX_PROCS:
+        raise invalid(f"max_procs must be None or a whole number of processes, at least {MIN_PROCS} and at most {MAX_PROCS} "
+                      f"(got {quote(max_procs)})")
+    return max_procs
+
+
+def check_max_memory(max_memory: Any) -> Optional[int]:
+    """None, a number of bytes, or a string such as "64M" (powers of 1024)."""
+    if max_memory is None:
+        return None
+    value = None
+    if isinstance(max_memory, int) and not isinstance(max_memory, bool):
+        value = max_memory
+    elif isinstance(max_memory, str):
+        text = max_memory.strip().upper()
+        for tail in ("IB", "B"):
+            if text.endswith(tail):
+                text = text[: -len(tail)]
+                break
+        unit = text[-1:] if text[-1:] in _SUFFIX else ""
+        digits = text[: len(text) - len(unit)]
+        if digits.isdigit():
+            value = int(digits) << _SUFFIX[unit]
+    if value is None or value < MIN_MEMORY:
+        raise invalid(f"max_memory must be None or at least {MIN_MEMORY} bytes: a number of bytes or a string "
+                      f"with a K, M, G or T suffix (powers of 1024), e.g. \"64M\" (got {quote(max_memory)})")
+    return value
 def check_flag(name: str, value: Any) -> bool:
     if not isinstance(value, bool):
         raise invalid(f"{name} must be True or False (got {quote(value)} of type {type(value).__name__})")
@@ -310,7 +360,8 @@ def shell_options(no_login: Any = False, scrub_env: Any = False, agent_env: Any 
                         spill_max=check_spill_max(spill_max, spill), capture=check_capture(capture))
 
 
-def request(command: Any, cwd: Any, timeout: Any, budget: Any, grace: Any, env: Any, **options: Any) -> Request:
+def request(command: Any, cwd: Any, timeout: Any, budget: Any, grace: Any, env: Any,
+            max_procs: Any = None, max_memory: Any = None, pidns: Any = False, **options: Any) -> Request:
     """Check every argument, in the order of run()'s signature. options are
     shell_options()'s; with a workspace, cwd None means the workspace."""
     command = check_command(command)
@@ -319,8 +370,11 @@ def request(command: Any, cwd: Any, timeout: Any, budget: Any, grace: Any, env: 
     budget = check_budget(budget)
     grace = check_grace(grace)
     env = check_env(env)
+    max_procs = check_max_procs(max_procs)
+    max_memory = check_max_memory(max_memory)
+    pidns = check_pidns(pidns)
     opts = shell_options(**options)
     if given_cwd is None:
         given_cwd = opts.workspace if opts.workspace is not None else check_cwd(None)
     return Request(command=command, cwd=given_cwd, timeout=timeout, budget=budget, grace=grace, env=env,
-                   options=opts)
+                   max_procs=max_procs, max_memory=max_memory, pidns=pidns, options=opts)
