@@ -58,7 +58,7 @@ type Start struct {
 	Capture     string  `msgpack:"capture"`     // "head", "tail" or "head+tail"
 	Lifetime    float64 `msgpack:"lifetime"`    // a job's lifetime in seconds, 0 for a call with a timeout
 	Spill       string  `msgpack:"spill"`       // the run's spill directory, "" without --spill
-	Login       bool    `msgpack:"login"`       // bash -lc (true) or bash -c
+	Login       bool    `msgpack:"login"`       // bash -lc (true) or bash --norc -c (--no-login)
 	// Cgroup is the run's leaf cgroup v2 directory in the cgroup tier (a
 	// caller that sees shellsup die without totals writes 1 to its
 	// cgroup.kill); absent otherwise.

@@ -27,6 +27,8 @@
 // into its destination. The README ("Full output") states the rules.
 //
 // The non-goal: it is not a sandbox. The command runs with shellsup's
-// user, environment and filesystem; work handed to daemons outside the
+// user, environment (changed only as package environ documents) and
+// filesystem; --workspace checks where the command starts, not where it
+// goes; work handed to daemons outside the
 // process tree is out of reach (see package reaper).
 package supervisor

@@ -54,9 +54,9 @@ func spawnInNamespace(cfg Config, cont *reaper.Containment, leaf *cgroup.Leaf) (
 		unix.Close(outW)
 		return nil, err
 	}
-	env := childEnv(os.Environ(), cfg.Cwd)
+	env := childEnv(os.Environ(), cfg)
 	spec := pidns.Spec{
-		Command: cfg.Command, Cwd: cfg.Cwd, Env: env,
+		Command: cfg.Command, NoLogin: cfg.NoLogin, Cwd: cfg.Cwd, Env: env,
 		Stdio: [3]uintptr{devnull.Fd(), uintptr(outW), uintptr(errW)},
 	}
 	if leaf != nil && leaf.CgroupFD() >= 0 {
@@ -74,7 +74,7 @@ func spawnInNamespace(cfg Config, cont *reaper.Containment, leaf *cgroup.Leaf) (
 		errR.Close()
 		var ee *pidns.ExecError
 		if errors.As(err, &ee) {
-			return nil, describeExecError(ee.Errno, []string{bashPath, "-lc", cfg.Command}, env, cfg.Cwd)
+			return nil, describeExecError(ee.Errno, shellArgv(cfg), env, cfg.Cwd)
 		}
 		return nil, err
 	}

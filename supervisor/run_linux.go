@@ -188,7 +188,7 @@ func (s *session) announce(c *child, cont *reaper.Containment) {
 		Version: protocol.Version, Pid: os.Getpid(), ChildPid: c.bashPid(),
 		Command: s.cfg.Command, Cwd: s.cfg.Cwd, Timeout: s.cfg.Timeout, Budget: s.cfg.Budget,
 		Containment: cont.Name(), Cgroup: s.leafDir,
-		Capture: s.cfg.Capture.String(), Lifetime: s.cfg.Lifetime, Spill: spillDir, Login: true,
+		Capture: s.cfg.Capture.String(), Lifetime: s.cfg.Lifetime, Spill: spillDir, Login: !s.cfg.NoLogin,
 	})
 }
 

@@ -20,15 +20,19 @@ var Usage = fmt.Sprintf(`usage: shellsup [options] -- COMMAND
        shellsup decode < FRAMES
        shellsup sweep [--cgroup PATH]
 
-Runs /bin/bash -lc COMMAND with stdin /dev/null, streams its output, and
-when it finishes, times out or is cancelled, kills and reaps every process
-it started before reporting.
+Runs /bin/bash -lc COMMAND (--no-login: bash --norc -c) with stdin /dev/null,
+streams its output, and when it finishes, times out or is cancelled, kills
+and reaps every process it started before reporting.
 
 options:
   --timeout SECONDS  stop the command after this long (default %g, at most %g)
   --cwd DIR          working directory (default: the current one)
   --budget BYTES     capture budget shared by stdout and stderr (default %d, at most %d)
   --grace SECONDS    SIGTERM → SIGKILL grace at cleanup (default %g, at most %g)
+  --no-login         bash --norc -c instead of bash -lc: no profile or rc file is read
+  --scrub-env        drop variables whose names mark credentials (*_TOKEN, AWS_*, ...)
+  --agent-env        set PAGER=cat, GIT_PAGER=cat, NO_COLOR=1, TERM=dumb, ...
+  --workspace DIR    the working directory (default DIR) must lie in DIR, links followed
   --frames           machine mode: msgpack frames on stdout, control frames on stdin
   --pidns            run the command in its own PID namespace (see the README)
   --max-procs N      at most N processes and threads at once (pids.max)
@@ -119,6 +123,10 @@ func Parse(argv []string) (supervisor.Args, error) {
 	fs.StringVar(&a.Cgroup, "cgroup", "", "")
 	fs.BoolVar(&a.NoCgroup, "no-cgroup", false, "")
 	fs.StringVar(&a.Require, "require", "", "")
+	fs.BoolVar(&a.NoLogin, "no-login", false, "")
+	fs.BoolVar(&a.ScrubEnv, "scrub-env", false, "")
+	fs.BoolVar(&a.AgentEnv, "agent-env", false, "")
+	fs.StringVar(&a.Workspace, "workspace", "", "")
 	outputFlags(fs, &a.Output)
 	showVersion := fs.Bool("version", false, "")
 	if err := fs.Parse(argv); err != nil {
@@ -130,8 +138,23 @@ func Parse(argv []string) (supervisor.Args, error) {
 	if *showVersion {
 		return a, ErrVersion
 	}
+	if err := refuseEmpty(fs, "workspace"); err != nil {
+		return a, err
+	}
 	a.Command = fs.Args()
 	return a, nil
+}
+
+// refuseEmpty refuses an option given with an empty value where "" would
+// silently mean "not given": --workspace "" must not drop the check.
+func refuseEmpty(fs *flag.FlagSet, name string) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == name && f.Value.String() == "" {
+			err = &request.ValidationError{Msg: fmt.Sprintf(`%s must be a directory (got "")`, name)}
+		}
+	})
+	return err
 }
 
 // options is the part of argv before "--".
@@ -145,7 +168,7 @@ func options(argv []string) []string {
 }
 
 // optionNames lists the options for an "unknown option" message.
-const optionNames = "--timeout, --cwd, --budget, --grace, --frames, --pidns, --max-procs, --max-memory, --cgroup, --no-cgroup, --require, --spill, --spill-max, --capture, --lifetime, --redact, --redact-pattern, --quiet, --version, --help"
+const optionNames = "--timeout, --cwd, --budget, --grace, --no-login, --scrub-env, --agent-env, --workspace, --frames, --pidns, --max-procs, --max-memory, --cgroup, --no-cgroup, --require, --spill, --spill-max, --capture, --lifetime, --redact, --redact-pattern, --quiet, --version, --help"
 
 // describeFlagError rewords the flag package's errors, naming the option
 // the way the user typed it ("-V" stays "-V", "--V" stays "--V").
