@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/shellsup/shellsup/internal/proctest"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -178,7 +179,7 @@ func TestSpillNotWritableAsNobody(t *testing.T) {
 	}
 	// nobody needs to reach the binary and a working directory of its own.
 	bin := filepath.Join(t.TempDir(), "shellsup")
-	data, err := os.ReadFile(shellsupBin)
+	data, err := os.ReadFile(proctest.Unwrapped(shellsupBin))
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(bin, data, 0o755))
 	for d := filepath.Dir(bin); d != "/"; d = filepath.Dir(d) {
@@ -215,12 +216,13 @@ func TestSpillRemovedWhenBashCannotStart(t *testing.T) {
 	spill := spillDir(t)
 	tok := reapertest.NewToken()
 	env := []string{tok.Env(), "HOME=" + cleanHome, "PATH=" + os.Getenv("PATH")}
-	argv := []string{shellsupBin, "--frames", "--spill", spill, "--", "true"}
-	for i := 0; execSize(shellsupBin, argv, env) < limit-1000; i++ {
-		room := limit - 1000 - execSize(shellsupBin, argv, env) - 8 - len("PADxxxx=") - 1
+	bin := proctest.Unwrapped(shellsupBin)
+	argv := []string{bin, "--frames", "--spill", spill, "--", "true"}
+	for i := 0; execSize(bin, argv, env) < limit-1000; i++ {
+		room := limit - 1000 - execSize(bin, argv, env) - 8 - len("PADxxxx=") - 1
 		env = append(env, fmt.Sprintf("PAD%04d=%s", i, strings.Repeat("p", max(0, min(room, 100<<10)))))
 	}
-	cmd := exec.Command(shellsupBin, argv[1:]...)
+	cmd := exec.Command(bin, argv[1:]...)
 	cmd.Env, cmd.Dir = env, dir
 	raw, _ := cmd.Output()
 	assert.Equal(t, 126, cmd.ProcessState.ExitCode())
