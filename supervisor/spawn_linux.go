@@ -43,8 +43,12 @@ func (e *execError) exitCode() int {
 
 // spawn starts /bin/bash -lc COMMAND in a new session, in cfg.Cwd, with
 // stdin /dev/null, its stdout and stderr on fresh pipes, no other fd, and
-// an empty signal mask.
+// an empty signal mask. shellsup is made non-dumpable first (see
+// forbidDumps).
 func spawn(cfg Config) (*child, error) {
+	if err := forbidDumps(); err != nil {
+		return nil, err
+	}
 	devnull, err := os.Open(os.DevNull)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", os.DevNull, err)
@@ -69,7 +73,8 @@ func spawn(cfg Config) (*child, error) {
 		Sys:   &syscall.SysProcAttr{Setsid: true},
 	}
 	pid, err := forkExecUnmasked(argv, attr)
-	unix.Close(outW) // the parent's copies of the write ends: EOF comes when the tree's are gone
+	ignoreReservedSignals() // bash has its own dispositions now
+	unix.Close(outW)        // the parent's copies of the write ends: EOF comes when the tree's are gone
 	unix.Close(errW)
 	if err != nil {
 		outR.Close() // nothing was written: no child
