@@ -167,7 +167,11 @@ func asNobody(t *testing.T, dir string) string {
 	_, err = io.Copy(dst, src)
 	require.NoError(t, errors.Join(err, dst.Close()))
 	wrapper := filepath.Join(dir, "shellsup-as-nobody")
-	script := "#!/bin/sh\nexec setpriv --reuid=65534 --regid=65534 --clear-groups " + strconv.Quote(bin) + ` "$@"` + "\n"
+	// shellsup's stdout is a pipe of nobody's own, as it would be under
+	// a caller of the same user: a pipe made by root is closed to nobody
+	// whatever shellsup does.
+	script := "#!/bin/sh\nexec setpriv --reuid=65534 --regid=65534 --clear-groups /bin/bash -c 'set -o pipefail; \"$0\" \"$@\" | cat' " +
+		strconv.Quote(bin) + ` "$@"` + "\n"
 	require.NoError(t, os.WriteFile(wrapper, []byte(script), 0o755))
 	return wrapper
 }
