@@ -4,14 +4,18 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/shellsup/shellsup/protocol"
 	"github.com/shellsup/shellsup/reaper/reapertest"
@@ -25,7 +29,7 @@ func TestEveryTerminatingSignalCancels(t *testing.T) {
 		syscall.SIGALRM, syscall.SIGTRAP, syscall.SIGSYS, syscall.SIGABRT, syscall.SIGSEGV, syscall.Signal(35), syscall.Signal(64)} {
 		t.Run(strings.ReplaceAll(sig.String(), " ", "-"), func(t *testing.T) {
 			r := runShellsup(t, opts{
-				command: busyCommand, control: true,
+				args: []string{"--timeout", "30"}, command: busyCommand, control: true,
 				onFrame: onReady(func(r *running) { r.signal(sig) }),
 			})
 			tot := requireTotals(t, r)
@@ -43,7 +47,7 @@ func TestEveryTerminatingSignalCancels(t *testing.T) {
 func TestCommandSignalsShellsup(t *testing.T) {
 	for _, sig := range []string{"QUIT", "USR1", "XCPU", "RTMIN+1", "VTALRM", "PWR"} {
 		t.Run(sig, func(t *testing.T) {
-			r := runShellsup(t, opts{command: "setsid sleep 300 & sleep 300 & kill -" + sig + " $PPID; sleep 300"})
+			r := runShellsup(t, opts{args: []string{"--timeout", "30"}, command: "setsid sleep 300 & sleep 300 & kill -" + sig + " $PPID; sleep 300"})
 			tot := requireTotals(t, r)
 			assert.True(t, tot.Cancelled)
 			assert.Equal(t, protocol.ReasonSignal, tot.CancelReason)
@@ -118,7 +122,7 @@ func TestFloodOfCancellingSignals(t *testing.T) {
 // before the hard limit's SIGKILL.
 func TestCPULimitLoweredByTheCommand(t *testing.T) {
 	tok := reapertest.NewToken()
-	cmd := exec.Command(shellsupBin, "--timeout", "300", "--",
+	cmd := exec.Command(shellsupBin, "--timeout", "60", "--",
 		"setsid sleep 300 & prlimit --pid $PPID --cpu=1:120 || exit 9; exec head -c 1T /dev/zero")
 	cmd.Env = baseEnv(tok)
 	var stderr bytes.Buffer
@@ -134,3 +138,73 @@ func TestCPULimitLoweredByTheCommand(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestCtrlBackslashAtATerminal: shellsup runs in human mode on a terminal
+// of its own (its controlling tty, in the foreground); typing Ctrl-\ sends
+// SIGQUIT to it, which cancels and cleans up like Ctrl-C instead of making
+// the Go runtime dump its goroutines.
+func TestCtrlBackslashAtATerminal(t *testing.T) {
+	master, slave := openPty(t)
+	tok := reapertest.NewToken()
+	cmd := exec.Command(shellsupBin, "--timeout", "30", "--", busyCommand)
+	cmd.Env = baseEnv(tok)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	require.NoError(t, cmd.Start())
+	slave.Close() // shellsup has it
+	var mu sync.Mutex
+	var screen bytes.Buffer
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := master.Read(buf)
+			mu.Lock()
+			screen.Write(buf[:n])
+			mu.Unlock()
+			if err != nil {
+				return // EIO once shellsup and its tty are gone
+			}
+		}
+	}()
+	seen := func(s string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return strings.Contains(screen.String(), s)
+	}
+	for deadline := time.Now().Add(30 * time.Second); !seen("ready") && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	require.True(t, seen("ready"), "the command should have started")
+	_, err := master.Write([]byte{0x1c}) // Ctrl-\
+	require.NoError(t, err)
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee)
+	ws := ee.Sys().(syscall.WaitStatus)
+	require.False(t, ws.Signaled(), "shellsup died of %v", ws.Signal())
+	assert.Equal(t, 130, ws.ExitStatus())
+	for deadline := time.Now().Add(5 * time.Second); !seen("cancelled (signal)") && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	mu.Lock()
+	out := screen.String()
+	mu.Unlock()
+	assert.Contains(t, out, "cancelled (signal)")
+	assert.NotContains(t, out, "goroutine")
+	reapertest.Check(t, tok)
+}
+
+// openPty opens a new pseudo-terminal pair.
+func openPty(t *testing.T) (master, slave *os.File) {
+	t.Helper()
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
+	require.NoError(t, err)
+	t.Cleanup(func() { m.Close() })
+	require.NoError(t, unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0), "unlockpt")
+	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
+	require.NoError(t, err, "ptsname")
+	s, err := os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|unix.O_NOCTTY, 0)
+	require.NoError(t, err)
+	t.Cleanup(func() { s.Close() })
+	return m, s
+}
