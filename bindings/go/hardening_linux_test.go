@@ -175,3 +175,21 @@ func asNobody(t *testing.T, dir string) string {
 	require.NoError(t, os.WriteFile(wrapper, []byte(script), 0o755))
 	return wrapper
 }
+
+// TestKilledShellsupIsReported: the command SIGKILLs shellsup, which no
+// tier-less supervisor survives: Run returns a protocol error that says
+// how shellsup ended and that bash is still running (the subreaper
+// boundary ended with shellsup). The test then removes the orphans itself.
+func TestKilledShellsupIsReported(t *testing.T) {
+	tok := reapertest.NewToken()
+	t.Cleanup(func() {
+		reapertest.Kill(tok)
+		awaitNoLeak(t, tok, 10*time.Second)
+	})
+	_, err := Run(context.Background(), Request{Command: "sleep 300 & kill -KILL $PPID; sleep 300", Env: env(t, tok), Timeout: 60 * time.Second})
+	e := requireCategory(t, err, CategoryProtocol)
+	assert.Contains(t, e.Message, "ended before the totals frame")
+	assert.Contains(t, e.Message, "signal: killed")
+	assert.Regexp(t, `bash \(pid \d+\) is still running`, e.Message)
+	assert.NotEmpty(t, reapertest.Find(tok), "the tree outlived shellsup, as documented for this tier")
+}
