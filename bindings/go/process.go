@@ -180,7 +180,7 @@ func (p *process) armLocked(d time.Duration, why string) {
 		p.watchdog.Stop()
 	}
 	p.deadline = at
-	p.watchdog = time.AfterFunc(d, func() { p.abandon(why) })
+	p.watchdog = time.AfterFunc(d, func() { p.watchdogFired(why) })
 }
 
 // Bounds of abandoning shellsup.
@@ -192,6 +192,17 @@ const (
 	// again, in case the command keeps stopping it.
 	resumeEvery = 50 * time.Millisecond
 )
+
+// watchdogFired abandons shellsup unless its frames have ended already:
+// finish then bounds the wait for its exit itself.
+func (p *process) watchdogFired(why string) {
+	p.mu.Lock()
+	done := p.done
+	p.mu.Unlock()
+	if !done {
+		p.abandon(why)
+	}
+}
 
 // abandon gives up waiting for shellsup, recording why — but not on its
 // tree: SIGKILLing a stopped or stuck shellsup would leave everything the
@@ -265,7 +276,7 @@ func procState(pid int) string {
 
 // abandonment describes what Run did to a shellsup that failed to report,
 // and what is known to be left of the run.
-func (p *process) abandonment(start *protocol.Start) string {
+func (p *process) abandonment() string {
 	p.mu.Lock()
 	why, state, killed := p.killedWhy, p.stateWhenAbandoned, p.sigkilled
 	p.mu.Unlock()
@@ -337,7 +348,7 @@ func (p *process) release() {
 func (p *process) brokeOff(out outcome, readErr error) *Error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "reading the frames of shellsup (pid %d): %v", p.cmd.Process.Pid, readErr)
-	if why := p.abandonment(out.start); why != "" {
+	if why := p.abandonment(); why != "" {
 		b.WriteString("; " + why)
 	}
 	fmt.Fprintf(&b, "; shellsup %s", p.cmd.ProcessState)
@@ -358,7 +369,7 @@ func (p *process) brokeOff(out outcome, readErr error) *Error {
 func (p *process) lateTotals(out outcome) *Error {
 	t := out.totals
 	msg := fmt.Sprintf("shellsup (pid %d) failed to report in time; %s; it then cleaned up and reported (timedOut %v, cancelled %v, %d straggler(s))",
-		p.cmd.Process.Pid, p.abandonment(out.start), t.TimedOut, t.Cancelled, len(t.Cleanup.Stragglers)+t.Cleanup.StragglersOmitted)
+		p.cmd.Process.Pid, p.abandonment(), t.TimedOut, t.Cancelled, len(t.Cleanup.Stragglers)+t.Cleanup.StragglersOmitted)
 	return newError(CategoryProtocol, msg, nil)
 }
 
