@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/shellsup/shellsup/decoder"
+	"github.com/shellsup/shellsup/request"
 )
 
 const (
@@ -55,7 +56,7 @@ func BenchmarkDecode(b *testing.B) {
 
 // BenchmarkCaptureSpent measures Write once the budget is spent, when it must only count bytes.
 func BenchmarkCaptureSpent(b *testing.B) {
-	c, err := decoder.NewCapture(decoder.DefaultBudget)
+	c, err := decoder.NewCapture(request.DefaultBudget)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -78,10 +79,10 @@ func BenchmarkCaptureSpent(b *testing.B) {
 // BenchmarkCaptureWrite measures the capturing path: 4 KiB writes until a default budget is spent.
 func BenchmarkCaptureWrite(b *testing.B) {
 	chunk := []byte(strings.Repeat("héllo wörld\n", 4<<10/14))
-	b.SetBytes(decoder.DefaultBudget)
+	b.SetBytes(request.DefaultBudget)
 	b.ReportAllocs()
 	for b.Loop() {
-		c, _ := decoder.NewCapture(decoder.DefaultBudget)
+		c, _ := decoder.NewCapture(request.DefaultBudget)
 		for !c.Spent() {
 			c.WriteFunc(decoder.Stdout, chunk, func(decoder.Stream, string) {})
 		}

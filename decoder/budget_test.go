@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shellsup/shellsup/decoder"
+	"github.com/shellsup/shellsup/request"
 )
 
 func TestMarker(t *testing.T) {
@@ -17,27 +18,27 @@ func TestMarker(t *testing.T) {
 		budget int
 		want   string
 	}{
-		{"default budget is the 54-byte marker of SPEC section 4", decoder.DefaultBudget,
+		{"default budget is the 54-byte marker of the README", request.DefaultBudget,
 			"\n... output truncated at 65536-byte capture limit ...\n"},
-		{"smallest budget", decoder.MinBudget, "\n... output truncated at 52-byte capture limit ...\n"},
-		{"largest budget", decoder.MaxBudget, "\n... output truncated at 524288-byte capture limit ...\n"},
+		{"smallest budget", request.MinBudget, "\n... output truncated at 52-byte capture limit ...\n"},
+		{"largest budget", request.MaxBudget, "\n... output truncated at 524288-byte capture limit ...\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, decoder.Marker(tt.budget))
+			assert.Equal(t, tt.want, request.Marker(tt.budget))
 		})
 	}
-	assert.Len(t, decoder.Marker(decoder.DefaultBudget), 54)
+	assert.Len(t, request.Marker(request.DefaultBudget), 54)
 }
 
 // TestMinBudgetIsSmallestValid checks the constant against the rule it summarises: a budget must
 // hold its own marker plus one byte.
 func TestMinBudgetIsSmallestValid(t *testing.T) {
-	for b := -10; b < decoder.MinBudget; b++ {
+	for b := -10; b < request.MinBudget; b++ {
 		require.Error(t, decoder.ValidateBudget(b), "budget %d", b)
 	}
-	require.NoError(t, decoder.ValidateBudget(decoder.MinBudget))
-	assert.Equal(t, decoder.MinBudget, len(decoder.Marker(decoder.MinBudget))+1)
+	require.NoError(t, decoder.ValidateBudget(request.MinBudget))
+	assert.Equal(t, request.MinBudget, len(request.Marker(request.MinBudget))+1)
 }
 
 func TestValidateBudget(t *testing.T) {
@@ -48,12 +49,12 @@ func TestValidateBudget(t *testing.T) {
 	}{
 		{"negative", -1, false},
 		{"zero", 0, false},
-		{"min-1 cannot hold marker plus one byte", decoder.MinBudget - 1, false},
-		{"min", decoder.MinBudget, true},
-		{"min+1", decoder.MinBudget + 1, true},
-		{"default", decoder.DefaultBudget, true},
-		{"max", decoder.MaxBudget, true},
-		{"max+1 would not fit the totals frame", decoder.MaxBudget + 1, false},
+		{"min-1 cannot hold marker plus one byte", request.MinBudget - 1, false},
+		{"min", request.MinBudget, true},
+		{"min+1", request.MinBudget + 1, true},
+		{"default", request.DefaultBudget, true},
+		{"max", request.MaxBudget, true},
+		{"max+1 would not fit the totals frame", request.MaxBudget + 1, false},
 		{"huge", 1 << 40, false},
 	}
 	for _, tt := range tests {
@@ -79,7 +80,7 @@ func TestBudgetErrorMessage(t *testing.T) {
 }
 
 func TestNewCaptureRejectsBadBudget(t *testing.T) {
-	c, err := decoder.NewCapture(decoder.MaxBudget + 1)
+	c, err := decoder.NewCapture(request.MaxBudget + 1)
 	assert.Nil(t, c)
 	assert.True(t, errors.Is(err, decoder.ErrBudget), "got %v", err)
 	assert.EqualError(t, err, "decoder: budget must be at least 52 and at most 524288 bytes (got 524289)")

@@ -1,12 +1,16 @@
 package decoder
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/shellsup/shellsup/request"
+)
 
 // Capture owns the one budget that stdout and stderr share, and the text captured under it.
 //
 // Text is taken in arrival order across both streams, up to the budget minus the marker, which is
 // reserved up front. When a stream's newly decoded text does not fit, its largest prefix that ends
-// on a whole code point is taken, then [Marker] is appended to that stream, once. From then on the
+// on a whole code point is taken, then [request.Marker] is appended to that stream, once. From then on the
 // Capture is spent: nothing more is captured on either stream, and Write only counts raw bytes.
 // The captured text of both streams together, marker included, never exceeds the budget.
 //
@@ -14,15 +18,14 @@ import "sync"
 // with [NewCapture]; the zero value is not usable. Methods taking a [Stream] panic if it is neither
 // [Stdout] nor [Stderr].
 type Capture struct {
-	mu       sync.Mutex
-	marker   string
-	room     int        // text bytes that may still be captured before the marker
-	spent    bool       // the marker has been emitted
-	dec      [2]Decoder // one per stream
-	text     [2][]byte  // captured text per stream, marker included
-	raw      [2]int64   // raw bytes read (or discarded) per stream
-	progress int64      // sum of Delivered
-	scratch  []byte     // decoded text of the current call, reused
+	mu      sync.Mutex
+	marker  string
+	room    int        // text bytes that may still be captured before the marker
+	spent   bool       // the marker has been emitted
+	dec     [2]Decoder // one per stream
+	text    [2][]byte  // captured text per stream, marker included
+	raw     [2]int64   // raw bytes read (or discarded) per stream
+	scratch []byte     // decoded text of the current call, reused
 }
 
 // Totals is the accounting of a [Capture] at one moment.
@@ -31,7 +34,6 @@ type Totals struct {
 	Truncated      bool   // the marker was emitted
 	TotalBytes     int64  // raw bytes read from both pipes, captured or not
 	CapturedBytes  int64  // len(Stdout) + len(Stderr), at most the budget
-	ProgressBytes  int64  // sum of the counts passed to Delivered
 }
 
 // NewCapture returns an empty Capture for budget. If budget fails [ValidateBudget], it returns
@@ -40,7 +42,7 @@ func NewCapture(budget int) (*Capture, error) {
 	if err := ValidateBudget(budget); err != nil {
 		return nil, err // already says what was wrong, with the package prefix
 	}
-	m := Marker(budget)
+	m := request.Marker(budget)
 	return &Capture{marker: m, room: budget - len(m)}, nil
 }
 
@@ -104,14 +106,6 @@ func (c *Capture) Spent() bool {
 	return c.spent
 }
 
-// Delivered records that n bytes of captured text were delivered as progress. It is how
-// ProgressBytes can fall short of CapturedBytes when delivery fails.
-func (c *Capture) Delivered(n int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.progress += int64(n)
-}
-
 // Totals returns a snapshot of the captured text and the byte counts.
 func (c *Capture) Totals() Totals {
 	c.mu.Lock()
@@ -122,7 +116,6 @@ func (c *Capture) Totals() Totals {
 		Truncated:     c.spent,
 		TotalBytes:    c.raw[Stdout] + c.raw[Stderr],
 		CapturedBytes: int64(len(c.text[Stdout]) + len(c.text[Stderr])),
-		ProgressBytes: c.progress,
 	}
 }
 

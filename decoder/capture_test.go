@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shellsup/shellsup/decoder"
+	"github.com/shellsup/shellsup/request"
 )
 
 // recorder keeps what a Capture emitted, in emit order.
@@ -45,7 +46,7 @@ func (r *recorder) joined(s decoder.Stream) string {
 func requireConsistent(t *testing.T, c *decoder.Capture, budget int, r *recorder) decoder.Totals {
 	t.Helper()
 	tot := c.Totals()
-	marker := decoder.Marker(budget)
+	marker := request.Marker(budget)
 	require.LessOrEqual(t, tot.CapturedBytes, int64(budget), "captured more than the budget")
 	require.Equal(t, int64(len(tot.Stdout)+len(tot.Stderr)), tot.CapturedBytes)
 	require.Equal(t, tot.Stdout, r.joined(decoder.Stdout), "emitted stdout differs from captured")
@@ -99,8 +100,8 @@ func run(c *decoder.Capture, r *recorder, steps []step, bytewise bool) {
 }
 
 func TestCaptureBudgetEdges(t *testing.T) {
-	const B = decoder.DefaultBudget
-	m := decoder.Marker(B)
+	const B = request.DefaultBudget
+	m := request.Marker(B)
 	room := B - len(m) // 65482
 	a := func(n int) string { return strings.Repeat("a", n) }
 	b := func(n int) string { return strings.Repeat("b", n) }
@@ -162,14 +163,14 @@ func TestCaptureBudgetEdges(t *testing.T) {
 		{name: "small custom budget: marker shows it", budget: 100,
 			steps:   []step{write(out, a(60))},
 			wantOut: a(48) + "\n... output truncated at 100-byte capture limit ...\n", wantTruncated: true, wantTotal: 60},
-		{name: "min budget: one byte fits", budget: decoder.MinBudget,
+		{name: "min budget: one byte fits", budget: request.MinBudget,
 			steps: []step{write(out, "a")}, wantOut: "a", wantTotal: 1},
-		{name: "min budget: two bytes overflow", budget: decoder.MinBudget,
+		{name: "min budget: two bytes overflow", budget: request.MinBudget,
 			steps:   []step{write(out, "ab")},
-			wantOut: "a" + decoder.Marker(decoder.MinBudget), wantTruncated: true, wantTotal: 2},
-		{name: "min budget: a 2-byte char never fits", budget: decoder.MinBudget,
+			wantOut: "a" + request.Marker(request.MinBudget), wantTruncated: true, wantTotal: 2},
+		{name: "min budget: a 2-byte char never fits", budget: request.MinBudget,
 			steps:   []step{write(errs, "é")},
-			wantErr: decoder.Marker(decoder.MinBudget), wantTruncated: true, wantTotal: 2},
+			wantErr: request.Marker(request.MinBudget), wantTruncated: true, wantTotal: 2},
 		{name: "lone FF: total 1, captured 3", steps: []step{write(out, "\xFF"), closeStream(out)},
 			wantOut: fffd, wantTotal: 1},
 		{name: "empty writes and closes capture nothing",
@@ -202,7 +203,7 @@ func TestCaptureBudgetEdges(t *testing.T) {
 }
 
 func TestCaptureLoneFF(t *testing.T) {
-	c, err := decoder.NewCapture(decoder.DefaultBudget)
+	c, err := decoder.NewCapture(request.DefaultBudget)
 	require.NoError(t, err)
 	assert.Equal(t, "\uFFFD", c.Write(decoder.Stdout, []byte{0xFF}))
 	assert.Empty(t, c.Close(decoder.Stdout))
@@ -213,7 +214,7 @@ func TestCaptureLoneFF(t *testing.T) {
 
 func TestCaptureThreeMiBEachStream(t *testing.T) {
 	const MiB = 1 << 20
-	c, err := decoder.NewCapture(decoder.DefaultBudget)
+	c, err := decoder.NewCapture(request.DefaultBudget)
 	require.NoError(t, err)
 	var r recorder
 	chunk := []byte(strings.Repeat("o", 64<<10))
@@ -227,19 +228,19 @@ func TestCaptureThreeMiBEachStream(t *testing.T) {
 	c.CloseFunc(decoder.Stdout, r.emit)
 	c.CloseFunc(decoder.Stderr, r.emit)
 
-	tot := requireConsistent(t, c, decoder.DefaultBudget, &r)
-	m := decoder.Marker(decoder.DefaultBudget)
+	tot := requireConsistent(t, c, request.DefaultBudget, &r)
+	m := request.Marker(request.DefaultBudget)
 	assert.Equal(t, 1, strings.Count(tot.Stdout+tot.Stderr, m), "exactly one marker")
 	assert.True(t, strings.HasSuffix(tot.Stdout, m), "marker on stdout, which overflowed")
 	assert.Empty(t, tot.Stderr, "nothing captured after the marker")
 	assert.True(t, tot.Truncated)
 	assert.Equal(t, int64(6*MiB), tot.TotalBytes)
-	assert.Equal(t, int64(decoder.DefaultBudget), tot.CapturedBytes)
+	assert.Equal(t, int64(request.DefaultBudget), tot.CapturedBytes)
 	assert.Equal(t, 1, len(r.pieces), "the first 64 KiB chunk overflows: its fitting text and the marker are one emit")
 }
 
 func TestCaptureHoldsSplitSequence(t *testing.T) {
-	c, err := decoder.NewCapture(decoder.DefaultBudget)
+	c, err := decoder.NewCapture(request.DefaultBudget)
 	require.NoError(t, err)
 	assert.Empty(t, c.Write(decoder.Stderr, []byte("\xE2\x82")), "incomplete sequence is not text yet")
 	assert.Equal(t, "€", c.Write(decoder.Stderr, []byte("\xAC")))
@@ -247,7 +248,7 @@ func TestCaptureHoldsSplitSequence(t *testing.T) {
 }
 
 func TestCaptureStreamsDecodeIndependently(t *testing.T) {
-	c, err := decoder.NewCapture(decoder.DefaultBudget)
+	c, err := decoder.NewCapture(request.DefaultBudget)
 	require.NoError(t, err)
 	assert.Empty(t, c.Write(decoder.Stdout, []byte("\xE2\x82")))
 	assert.Equal(t, "\uFFFD", c.Write(decoder.Stderr, []byte("\xAC")), "stderr's byte does not finish stdout's sequence")
@@ -260,14 +261,14 @@ func TestCaptureWriteFuncEmitsTextAndMarkerOnce(t *testing.T) {
 	var r recorder
 	c.WriteFunc(decoder.Stdout, []byte(strings.Repeat("x", 1000)), r.emit)
 	require.Len(t, r.pieces, 1)
-	assert.Equal(t, strings.Repeat("x", 48)+decoder.Marker(100), r.pieces[0].text)
+	assert.Equal(t, strings.Repeat("x", 48)+request.Marker(100), r.pieces[0].text)
 	c.WriteFunc(decoder.Stdout, []byte("more"), r.emit)
 	c.CloseFunc(decoder.Stdout, r.emit)
 	assert.Len(t, r.pieces, 1, "nothing emitted once spent")
 }
 
 func TestCaptureSpentOnlyCounts(t *testing.T) {
-	c, err := decoder.NewCapture(decoder.MinBudget)
+	c, err := decoder.NewCapture(request.MinBudget)
 	require.NoError(t, err)
 	assert.False(t, c.Spent())
 	c.Write(decoder.Stdout, []byte("ab"))
@@ -281,16 +282,6 @@ func TestCaptureSpentOnlyCounts(t *testing.T) {
 	assert.Equal(t, before.Stdout, after.Stdout)
 	assert.Equal(t, before.Stderr, after.Stderr)
 	assert.Equal(t, before.CapturedBytes, after.CapturedBytes)
-}
-
-func TestCaptureDelivered(t *testing.T) {
-	c, err := decoder.NewCapture(decoder.DefaultBudget)
-	require.NoError(t, err)
-	c.Delivered(len(c.Write(decoder.Stdout, []byte("héllo"))))
-	c.Write(decoder.Stderr, []byte("lost")) // delivery failed: not recorded
-	tot := c.Totals()
-	assert.Equal(t, int64(6), tot.ProgressBytes)
-	assert.Equal(t, int64(10), tot.CapturedBytes)
 }
 
 // TestCaptureConcurrentReaders drives a Capture from two goroutines, as the supervisor's pipe
@@ -311,8 +302,8 @@ func TestCaptureConcurrentReaders(t *testing.T) {
 		decoder.Stdout: input(1, "out: héllo wörld €uro 😀\n"),
 		decoder.Stderr: input(2, "err: 日本語 ошибка \n"),
 	}
-	for _, budget := range []int{decoder.MinBudget, 1000, decoder.DefaultBudget, decoder.MaxBudget} {
-		t.Run("budget "+decoder.Marker(budget)[25:31], func(t *testing.T) {
+	for _, budget := range []int{request.MinBudget, 1000, request.DefaultBudget, request.MaxBudget} {
+		t.Run("budget "+request.Marker(budget)[25:31], func(t *testing.T) {
 			c, err := decoder.NewCapture(budget)
 			require.NoError(t, err)
 			var r recorder // appended to under c's lock only
@@ -331,7 +322,7 @@ func TestCaptureConcurrentReaders(t *testing.T) {
 			wg.Wait()
 			tot := requireConsistent(t, c, budget, &r)
 			assert.Equal(t, int64(len(streams[0])+len(streams[1])), tot.TotalBytes)
-			m := decoder.Marker(budget)
+			m := request.Marker(budget)
 			for s, got := range []string{tot.Stdout, tot.Stderr} {
 				want := decoder.Reference(streams[s])
 				if tot.Truncated {

@@ -86,7 +86,7 @@ func TestReferenceGoldenVectors(t *testing.T) {
 	}
 }
 
-// TestDecodeHostile states the SPEC section 4 rule in rows that do not depend on the golden file.
+// TestDecodeHostile states the rule of the README's "Output capture" in rows that do not depend on the golden file.
 func TestDecodeHostile(t *testing.T) {
 	const r = "\uFFFD"
 	tests := []struct {

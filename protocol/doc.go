@@ -1,5 +1,5 @@
 // Package protocol is shellsup's wire format: length-prefixed msgpack frames
-// exchanged between shellsup and the process that runs it (SPEC section 3).
+// exchanged between shellsup and the process that runs it (README, "Frames mode").
 //
 // Every frame is a 4-byte big-endian length N (1 ≤ N ≤ MaxFrameSize) followed
 // by N bytes holding one msgpack map with string keys and a string "type".

@@ -24,7 +24,14 @@ const (
 	ReasonProtocol   = "protocol"    // a malformed or oversized control frame
 )
 
-// Error categories carried by the error frame (SPEC section 3).
+// Triggers carried by totals.cleanup.trigger: what ended the run.
+const (
+	TriggerExit    = "exit"    // bash exited
+	TriggerTimeout = "timeout" // the timeout fired first
+	TriggerCancel  = "cancel"  // a cancel came first
+)
+
+// Error categories carried by the error frame (README, "Frames mode").
 const (
 	CategoryValidation             = "validation"
 	CategoryContainmentUnavailable = "containment_unavailable"
@@ -47,6 +54,10 @@ type Start struct {
 	Timeout     float64 `msgpack:"timeout"` // seconds
 	Budget      int     `msgpack:"budget"`
 	Containment string  `msgpack:"containment"` // the tier guarding this run, e.g. "subreaper"
+	// Cgroup is the run's leaf cgroup v2 directory in the cgroup tier (a
+	// caller that sees shellsup die without totals writes 1 to its
+	// cgroup.kill); absent otherwise.
+	Cgroup string `msgpack:"cgroup,omitempty"`
 }
 
 // Progress carries captured text of one stream, in capture order. Joining a
@@ -69,8 +80,8 @@ type Cancel struct {
 	Reason string `msgpack:"reason,omitempty"`
 }
 
-// Result holds the 13 result keys of SPEC section 6, the keys of the
-// shell.run skill that shellsup replaces.
+// Result holds the 13 result keys (README, "Frames mode"), the keys of
+// the shell.run skill that shellsup replaces.
 type Result struct {
 	Command       string  `msgpack:"command"`
 	Cwd           string  `msgpack:"cwd"`
@@ -99,7 +110,7 @@ type Straggler struct {
 // frame, beside the 13 result keys.
 type Cleanup struct {
 	Tier       string      `msgpack:"tier"`       // the containment tier used, as in Start.Containment
-	Trigger    string      `msgpack:"trigger"`    // what ended the run: "exit", "timeout" or "cancel"
+	Trigger    string      `msgpack:"trigger"`    // what ended the run: TriggerExit, TriggerTimeout or TriggerCancel
 	Signalled  int         `msgpack:"signalled"`  // distinct processes sent SIGTERM or SIGKILL
 	Killed     int         `msgpack:"killed"`     // distinct processes sent SIGKILL
 	Reaped     int         `msgpack:"reaped"`     // children reaped by shellsup, bash included
@@ -109,6 +120,11 @@ type Cleanup struct {
 	StragglersOmitted int   `msgpack:"stragglersOmitted"`
 	Ms                int64 `msgpack:"ms"`            // time spent in cleanup
 	DrainTimedOut     bool  `msgpack:"drainTimedOut"` // a pipe was still held open after the tree was gone
+	// PidsLimitHit counts forks refused at --max-procs (pids.events max);
+	// OOMKills counts processes the kernel killed at --max-memory
+	// (memory.events oom_kill). Present only when non-zero.
+	PidsLimitHit int64 `msgpack:"pidsLimitHit,omitempty"`
+	OOMKills     int64 `msgpack:"oomKills,omitempty"`
 }
 
 // Totals is the last frame of every run that started, sent exactly once.

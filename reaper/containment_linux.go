@@ -49,3 +49,12 @@ func (c *Containment) Name() string {
 	}
 	return strings.Join(names, "+")
 }
+
+// AddTier adds a tier on top of those set up so far (the subreaper floor
+// comes first): Name lists it first, e.g. "cgroup+subreaper", and Cleanup
+// runs its hooks before the /proc walk and closes it once the tree is gone.
+func (c *Containment) AddTier(t Tier) {
+	if !c.disabled {
+		c.tiers = append(c.tiers, t)
+	}
+}

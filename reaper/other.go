@@ -25,6 +25,9 @@ func Disabled() *Containment { return &Containment{} }
 // Name is "none".
 func (c *Containment) Name() string { return "none" }
 
+// AddTier does nothing.
+func (c *Containment) AddTier(t Tier) {}
+
 // Cleanup does nothing.
 func (c *Containment) Cleanup(w *Waiter, d Deadlines) Report { return Report{Tier: "none"} }
 

@@ -84,7 +84,11 @@ func TestParseStatMatchesProcfs(t *testing.T) {
 		}
 		assert.Equal(t, want.PPID, got.ppid, "pid %d", p.PID)
 		assert.Equal(t, want.Comm, got.comm, "pid %d", p.PID)
-		assert.Equal(t, want.State, string(got.state), "pid %d", p.PID)
+		if want.State == "T" || want.State == "Z" {
+			// Running processes move between R, S and D between the two
+			// reads; stopped and dead ones stay put.
+			assert.Equal(t, want.State, string(got.state), "pid %d", p.PID)
+		}
 		checked++
 	}
 	assert.Greater(t, checked, 10)

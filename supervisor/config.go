@@ -9,19 +9,25 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/shellsup/shellsup/decoder"
-	"github.com/shellsup/shellsup/protocol"
+	"github.com/shellsup/shellsup/request"
 )
 
 // Args are the command line as given, before validation. Empty strings
 // mean "use the default".
 type Args struct {
-	Timeout string   // --timeout SECONDS
-	Cwd     string   // --cwd DIR
-	Budget  string   // --budget BYTES
-	Grace   string   // --grace SECONDS
-	Frames  bool     // --frames
-	Command []string // the positional arguments; exactly one is allowed
+	Timeout      string   // --timeout SECONDS
+	Cwd          string   // --cwd DIR
+	Budget       string   // --budget BYTES
+	Grace        string   // --grace SECONDS
+	Frames       bool     // --frames
+	PIDNamespace bool     // --pidns
+	Command      []string // the positional arguments; exactly one is allowed
+
+	Cgroup    string // --cgroup PATH: a delegated cgroup v2 parent for the leaf
+	NoCgroup  bool   // --no-cgroup: the subreaper floor only (plus --pidns)
+	Require   string // --require TIER: cgroup or pidns
+	MaxProcs  string // --max-procs N
+	MaxMemory string // --max-memory BYTES (64M-style suffixes)
 }
 
 // Config is a validated run request.
@@ -32,6 +38,14 @@ type Config struct {
 	Budget  int
 	Grace   float64 // seconds
 	Frames  bool
+
+	CgroupParent string // absolute; "" means shellsup's own cgroup
+	NoCgroup     bool   // make no leaf, even where one could be made
+	Require      string // "", "cgroup" or "pidns"
+	MaxProcs     int64  // 0: no limit
+	MaxMemory    int64  // bytes; 0: no limit
+	// PIDNamespace runs the command under an init of its own PID namespace.
+	PIDNamespace bool
 }
 
 // timeoutDuration converts the validated timeout.
@@ -42,27 +56,21 @@ func (c Config) graceDuration() time.Duration { return seconds(c.Grace) }
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
 // Validate checks every argument and resolves the working directory. The
-// error, a *protocol.ValidationError, quotes the bad value and says what is
-// allowed.
+// error, a *request.ValidationError, quotes the bad value and says what is
+// allowed. The flags are parsed here; their rules live in package request.
 func (a Args) Validate() (Config, error) {
-	cfg := Config{Timeout: protocol.DefaultTimeout, Budget: decoder.DefaultBudget, Grace: protocol.DefaultGrace, Frames: a.Frames}
+	cfg := Config{Timeout: request.DefaultTimeout, Budget: request.DefaultBudget, Grace: request.DefaultGrace, Frames: a.Frames, PIDNamespace: a.PIDNamespace}
 	var err error
 	if cfg.Command, err = a.command(); err != nil {
 		return cfg, err
 	}
 	if a.Timeout != "" {
-		if cfg.Timeout, err = parseSeconds("timeout", a.Timeout, "greater than 0 and at most 600"); err != nil {
-			return cfg, err
-		}
-		if err := protocol.ValidateTimeout(cfg.Timeout, a.Timeout); err != nil {
+		if cfg.Timeout, err = parseTimeout(a.Timeout); err != nil {
 			return cfg, err
 		}
 	}
 	if a.Grace != "" {
-		if cfg.Grace, err = parseSeconds("grace", a.Grace, "at least 0 and at most 60"); err != nil {
-			return cfg, err
-		}
-		if err := protocol.ValidateGrace(cfg.Grace, a.Grace); err != nil {
+		if cfg.Grace, err = parseGrace(a.Grace); err != nil {
 			return cfg, err
 		}
 	}
@@ -70,6 +78,9 @@ func (a Args) Validate() (Config, error) {
 		if cfg.Budget, err = parseBudget(a.Budget); err != nil {
 			return cfg, err
 		}
+	}
+	if err := a.validateContainment(&cfg); err != nil {
+		return cfg, err
 	}
 	if cfg.Cwd, err = resolveCwd(a.Cwd); err != nil {
 		return cfg, err
@@ -82,31 +93,42 @@ func (a Args) command() (string, error) {
 	case 0:
 		return "", invalid("missing COMMAND: usage is shellsup [options] -- COMMAND")
 	case 1:
-		return a.Command[0], protocol.ValidateCommand(a.Command[0])
+		return a.Command[0], request.ValidateCommand(a.Command[0])
 	}
 	return "", invalid("COMMAND must be one argument, the bash -c string (got %d arguments: %s); quote it: shellsup -- %s",
 		len(a.Command), quoteAll(a.Command), strconv.Quote(strings.Join(a.Command, " ")))
 }
 
-// parseSeconds parses a number of seconds; inf and nan parse here and are
-// refused by the range check that follows.
-func parseSeconds(name, s, allowed string) (float64, error) {
+func parseTimeout(s string) (float64, error) {
+	v, ok := parseSeconds(s)
+	if !ok {
+		return 0, request.TimeoutNotANumber(s)
+	}
+	return v, request.ValidateTimeout(v, s)
+}
+
+func parseGrace(s string) (float64, error) {
+	v, ok := parseSeconds(s)
+	if !ok {
+		return 0, request.GraceNotANumber(s)
+	}
+	return v, request.ValidateGrace(v, s)
+}
+
+// parseSeconds parses a number of seconds. inf, nan and numbers too large
+// for a float64 (which ParseFloat rounds to ±Inf) parse here; the range
+// check that follows refuses them.
+func parseSeconds(s string) (float64, bool) {
 	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil && !math.IsInf(v, 0) {
-		return 0, invalid("%s must be a number of seconds %s (got %q)", name, allowed, s)
-	}
-	if math.IsInf(v, 0) {
-		return 0, invalid("%s must be %s seconds (got %s)", name, allowed, s)
-	}
-	return v, nil
+	return v, err == nil || math.IsInf(v, 0)
 }
 
 func parseBudget(s string) (int, error) {
 	v, err := strconv.Atoi(strings.TrimSpace(s))
 	if err != nil {
-		return 0, invalid("budget must be a whole number of bytes, at least %d and at most %d (got %q)", decoder.MinBudget, decoder.MaxBudget, s)
+		return 0, request.BudgetNotWhole(s)
 	}
-	return v, protocol.ValidateBudget(v, s)
+	return v, request.ValidateBudget(v, s)
 }
 
 // resolveCwd makes dir absolute (against shellsup's own working directory)
@@ -140,7 +162,7 @@ func resolveCwd(dir string) (string, error) {
 }
 
 // invalid is a validation error: it quotes the value and says what is allowed.
-var invalid = protocol.Invalidf
+var invalid = request.Invalidf
 
 func quoteAll(ss []string) string {
 	q := make([]string, len(ss))

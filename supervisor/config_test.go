@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/shellsup/shellsup/protocol"
+	"github.com/shellsup/shellsup/request"
 )
 
 func TestValidateDefaults(t *testing.T) {
@@ -70,7 +70,7 @@ func TestValidateRefuses(t *testing.T) {
 				row.args.Command = []string{"true"}
 			}
 			_, err := row.args.Validate()
-			var ve *protocol.ValidationError
+			var ve *request.ValidationError
 			require.ErrorAs(t, err, &ve)
 			assert.Contains(t, ve.Msg, row.msg)
 		})

@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/shellsup/shellsup/internal/linux"
 	"github.com/shellsup/shellsup/protocol"
 )
 
@@ -15,8 +16,8 @@ import (
 // or a closed fd is not, and is never read.
 func isControlChannel(f *os.File) bool {
 	var st unix.Stat_t
-	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
-		return false
+	if err := linux.Fstat(int(f.Fd()), &st); err != nil {
+		return false // a closed fd (EBADF) is no channel
 	}
 	mode := st.Mode & unix.S_IFMT
 	return mode == unix.S_IFIFO || mode == unix.S_IFSOCK

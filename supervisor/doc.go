@@ -1,5 +1,6 @@
 // Package supervisor runs one shell command, /bin/bash -lc COMMAND, under
-// shellsup's containment and reports it to the parent (SPEC sections 2–6).
+// shellsup's containment and reports it to the parent (README, "Command
+// line" and "Frames mode").
 //
 // The guarantee: once Main has written the run's totals (or its one-line
 // summary in human mode), nothing the command started is still alive — no
@@ -8,6 +9,15 @@
 // timeout, cancel by frame, signal, parent gone, protocol error, output
 // failure) goes through the same cleanup, and before the command exists any
 // failure is reported precisely with nothing spawned.
+//
+// How a run ends: the first cause wins. The causes are bash's exit, the
+// timeout, and a cancel (a cancel frame, SIGTERM/SIGINT/SIGHUP, the parent
+// gone, a malformed control frame, an output failure). Later causes are
+// ignored: a cancel after the timeout fired changes nothing, and only the
+// first cancel reason is reported. Exit wins a tie: if the timeout fires or
+// a cancel arrives when bash has already exited, the run ended by exit
+// (trigger "exit", bash's status, neither timedOut nor cancelled); the
+// README ("Frames mode") states the same rule for users.
 //
 // The non-goal: it is not a sandbox. The command runs with shellsup's
 // user, environment and filesystem; work handed to daemons outside the

@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"errors"
 	"os"
 	"sync"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/shellsup/shellsup/decoder"
+	"github.com/shellsup/shellsup/internal/linux"
 )
 
 // readSize is the read buffer of one pipe. Only captured text is read into
@@ -92,7 +94,7 @@ func discard(f *os.File, s decoder.Stream, capture *decoder.Capture) {
 	nullFd := int(null.Fd())
 	err = rc.Read(func(fd uintptr) bool {
 		for i := 0; ; i++ {
-			n, err := unix.Splice(int(fd), nil, nullFd, nil, pipeSize, unix.SPLICE_F_NONBLOCK|unix.SPLICE_F_MOVE)
+			n, err := linux.Splice(int(fd), nullFd, pipeSize, unix.SPLICE_F_NONBLOCK|unix.SPLICE_F_MOVE)
 			if n > 0 {
 				capture.Discard(s, int(n))
 				if i%64 == 63 {
@@ -103,10 +105,8 @@ func discard(f *os.File, s decoder.Stream, capture *decoder.Capture) {
 				continue
 			}
 			switch {
-			case err == unix.EAGAIN:
+			case errors.Is(err, unix.EAGAIN):
 				return false // wait until readable
-			case err == unix.EINTR:
-				continue
 			case err != nil:
 				spliceErr = err
 			}

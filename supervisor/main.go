@@ -5,9 +5,10 @@ import (
 	"os"
 
 	"github.com/shellsup/shellsup/protocol"
+	"github.com/shellsup/shellsup/request"
 )
 
-// Exit codes of shellsup besides the command's own status (SPEC section 2).
+// Exit codes of shellsup besides the command's own status (README, "Command line").
 const (
 	ExitTimedOut   = 124
 	ExitFailed     = 125 // shellsup itself failed: validation, containment, internal
@@ -40,7 +41,7 @@ func Main(args Args, argsErr error, stdio Stdio) int {
 // line on stderr in human mode.
 func fail(out *output, category string, err error, code int) int {
 	msg := err.Error()
-	var ve *protocol.ValidationError
+	var ve *request.ValidationError
 	if errors.As(err, &ve) {
 		msg = ve.Msg
 	}

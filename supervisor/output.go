@@ -21,8 +21,12 @@ import (
 type output struct {
 	frames         bool
 	stdout, stderr io.Writer
-	delivered      func(n int) // counts progress bytes that reached the parent
-	onFail         func()      // called once when a write fails (EPIPE: parent gone)
+	onFail         func() // called once when a write fails (EPIPE: parent gone)
+
+	// delivered counts the bytes of progress text written successfully:
+	// totals' progressBytes, which falls short of capturedBytes only when
+	// a write failed.
+	delivered atomic.Int64
 
 	mu     sync.Mutex
 	queue  []item
@@ -42,7 +46,7 @@ type item struct {
 
 func newOutput(frames bool, stdout, stderr io.Writer) *output {
 	o := &output{frames: frames, stdout: stdout, stderr: stderr, wake: make(chan struct{}, 1),
-		delivered: func(int) {}, onFail: func() {}}
+		onFail: func() {}}
 	go o.loop()
 	return o
 }
@@ -158,7 +162,9 @@ func (b *batcher) send() {
 		}
 		return
 	}
-	if b.progress > 0 {
-		o.delivered(b.progress)
-	}
+	o.delivered.Add(int64(b.progress))
 }
+
+// progressBytes is the number of progress bytes delivered so far; after a
+// flush, every byte queued before it is counted or lost.
+func (o *output) progressBytes() int64 { return o.delivered.Load() }

@@ -34,8 +34,6 @@ func (b *lockedBuffer) String() string {
 func TestOutputFramesInOrder(t *testing.T) {
 	var out, errs lockedBuffer
 	o := newOutput(true, &out, &errs)
-	delivered := 0
-	o.delivered = func(n int) { delivered += n }
 	o.frame(&protocol.Start{Command: "x"})
 	for i := 0; i < 100; i++ {
 		o.progress(decoder.Stream(i%2), "ab")
@@ -59,7 +57,7 @@ func TestOutputFramesInOrder(t *testing.T) {
 	assert.Equal(t, "start", types[0])
 	assert.Equal(t, 100, len(joined["stdout"]))
 	assert.Equal(t, 100, len(joined["stderr"]))
-	assert.Equal(t, 200, delivered)
+	assert.EqualValues(t, 200, o.progressBytes())
 	assert.Empty(t, errs.String(), "frames mode writes nothing to stderr")
 }
 
@@ -87,8 +85,6 @@ func TestOutputFailureCancelsOnceAndStops(t *testing.T) {
 	o := newOutput(true, w, w)
 	fails := 0
 	o.onFail = func() { fails++ }
-	delivered := 0
-	o.delivered = func(n int) { delivered += n }
 	o.progress(decoder.Stdout, "x")
 	<-o.flush()
 	o.progress(decoder.Stdout, "y")
@@ -96,5 +92,5 @@ func TestOutputFailureCancelsOnceAndStops(t *testing.T) {
 	<-o.flush()
 	assert.Equal(t, 1, fails)
 	assert.Equal(t, 1, w.calls, "nothing is written after a failure")
-	assert.Zero(t, delivered, "undelivered progress is not counted")
+	assert.Zero(t, o.progressBytes(), "undelivered progress is not counted")
 }

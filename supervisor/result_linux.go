@@ -35,9 +35,9 @@ func exitCode(t *protocol.Totals, end ending, rep reaper.Report) int {
 	switch {
 	case !rep.Clean() || t.ExitCode == nil:
 		return ExitFailed
-	case end.trigger == "timeout":
+	case end.trigger == byTimeout:
 		return ExitTimedOut
-	case end.trigger == "cancel":
+	case end.trigger == byCancel:
 		return ExitCancelled
 	}
 	return *t.ExitCode
@@ -67,6 +67,12 @@ func summary(t *protocol.Totals, code int) string {
 		for _, s := range c.Stragglers {
 			fmt.Fprintf(&b, " %d(%s, %s: %s)", s.Pid, s.Comm, s.State, s.Reason)
 		}
+	}
+	if c.PidsLimitHit > 0 {
+		fmt.Fprintf(&b, "; %d forks refused at --max-procs", c.PidsLimitHit)
+	}
+	if c.OOMKills > 0 {
+		fmt.Fprintf(&b, "; %d processes OOM-killed at --max-memory", c.OOMKills)
 	}
 	fmt.Fprintf(&b, "; captured %d of %d bytes", t.CapturedBytes, t.TotalBytes)
 	if t.Truncated {

@@ -42,9 +42,15 @@ func TestExitCode(t *testing.T) {
 	clean := reaper.Report{}
 	dirty := reaper.Report{Stragglers: []reaper.Straggler{{Pid: 9}}}
 	tot := &protocol.Totals{Result: protocol.Result{ExitCode: &three}}
-	assert.Equal(t, 3, exitCode(tot, ending{trigger: "exit"}, clean))
-	assert.Equal(t, 124, exitCode(tot, ending{trigger: "timeout"}, clean))
-	assert.Equal(t, 130, exitCode(tot, ending{trigger: "cancel"}, clean))
-	assert.Equal(t, 125, exitCode(tot, ending{trigger: "exit"}, dirty), "a straggler is a containment failure")
-	assert.Equal(t, 125, exitCode(&protocol.Totals{}, ending{trigger: "exit"}, clean), "unknown status")
+	assert.Equal(t, 3, exitCode(tot, ending{trigger: byExit}, clean))
+	assert.Equal(t, 124, exitCode(tot, ending{trigger: byTimeout}, clean))
+	assert.Equal(t, 130, exitCode(tot, ending{trigger: byCancel}, clean))
+	assert.Equal(t, 125, exitCode(tot, ending{trigger: byExit}, dirty), "a straggler is a containment failure")
+	assert.Equal(t, 125, exitCode(&protocol.Totals{}, ending{trigger: byExit}, clean), "unknown status")
+}
+
+func TestTriggerWords(t *testing.T) {
+	assert.Equal(t, "exit", byExit.word())
+	assert.Equal(t, "timeout", byTimeout.word())
+	assert.Equal(t, "cancel", byCancel.word())
 }

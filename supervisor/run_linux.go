@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/shellsup/shellsup/cgroup"
 	"github.com/shellsup/shellsup/decoder"
 	"github.com/shellsup/shellsup/protocol"
 	"github.com/shellsup/shellsup/reaper"
@@ -21,47 +22,89 @@ const (
 	maxStragglers = 100
 )
 
+// trigger is the cause that ended the run: the first of bash's exit, the
+// timeout and a cancel; bash's exit wins a tie (see doc.go).
+type trigger int
+
+const (
+	byExit trigger = iota + 1
+	byTimeout
+	byCancel
+)
+
+// word is the trigger as totals.cleanup.trigger carries it.
+func (t trigger) word() string {
+	switch t {
+	case byTimeout:
+		return protocol.TriggerTimeout
+	case byCancel:
+		return protocol.TriggerCancel
+	}
+	return protocol.TriggerExit
+}
+
 // ending is what stopped the run; the first cause wins.
 type ending struct {
-	trigger string // "exit", "timeout" or "cancel"
-	reason  string // the cancel reason
+	trigger trigger
+	reason  string // the cancel reason, when trigger is byCancel
 }
 
 // session is one run in progress.
 type session struct {
 	cfg     Config
+	leader  leader // the end of bash: the Waiter's, or the PID-namespace init's report
 	out     *output
 	capture *decoder.Capture
 	cancels chan string
 	started time.Time // bash spawned
 	cleaned time.Time // cleanup over
+	limits  cgroup.Stats
+	// cgroupKilled were killed by cgroup.kill before the /proc walk's
+	// SIGKILL pass, which then finds them gone.
+	cgroupKilled int
+	leafDir      string // the v2 leaf, reported in start
 }
 
 // run is the plan of a run, one step per line. Before spawn any failure is
 // fatal and nothing exists; after it, every path goes through the cleanup
 // and ends with totals.
 func run(cfg Config, stdio Stdio, out *output) int {
+	ppid := os.Getppid() // before anything that takes time: a parent that dies later is noticed
 	cont, err := setupContainment()
 	if err != nil {
 		return fail(out, protocol.CategoryContainmentUnavailable, err, ExitFailed)
 	}
+	leaf, err := setupCgroup(cfg, cont)
+	if err == nil {
+		err = checkRequired(cfg, cont)
+	}
+	if err != nil {
+		closeLeaf(leaf)
+		return fail(out, protocol.CategoryContainmentUnavailable, err, ExitFailed)
+	}
 	if err := closeInheritedFds(); err != nil {
+		closeLeaf(leaf)
 		return fail(out, protocol.CategoryInternal, fmt.Errorf("marking inherited fds close-on-exec: %w", err), ExitFailed)
 	}
 	sigs := notifySignals()
 	s := newSession(cfg, out)
-	c, err := spawn(cfg)
+	s.leafDir = leafDir(leaf)
+	c, err := spawnFor(cfg, cont, leaf)
 	if err != nil {
+		closeLeaf(leaf)
 		return s.spawnFailed(err)
 	}
 	w := reaper.StartWaiter(c.pid)
+	s.leader = c.leader(w)
 	s.announce(c, cont)
 	d := startDrain(c, s.capture, out.progress)
 	s.watchCancels(stdio.Stdin, sigs)
-	end := s.awaitEnding(w)
+	defer watchParent(ppid, stdio, s.cancel)()
+	end := s.awaitEnding(s.leader)
 	s.notice(end)
 	rep := cont.Cleanup(w, reaper.Deadlines{Grace: cfg.graceDuration(), Kill: killBudget})
 	s.cleaned = time.Now()
+	s.limits, s.cgroupKilled = leafStats(leaf) // final: Cleanup closed the leaf
 	drainTimedOut := d.finish(drainGrace)
 	return s.finish(w, end, rep, drainTimedOut)
 }
@@ -72,7 +115,6 @@ func newSession(cfg Config, out *output) *session {
 		panic(fmt.Sprintf("budget %d passed validation: %v", cfg.Budget, err)) // Validate checked it
 	}
 	s := &session{cfg: cfg, out: out, capture: capture, cancels: make(chan string, 8), started: time.Now()}
-	out.delivered = capture.Delivered
 	out.onFail = func() { s.cancel(protocol.ReasonParentGone) }
 	return s
 }
@@ -89,15 +131,18 @@ func (s *session) spawnFailed(err error) int {
 	if errors.As(err, &ee) {
 		return fail(s.out, protocol.CategoryExecFailed, err, ee.exitCode())
 	}
+	if isUnavailable(err) {
+		return fail(s.out, protocol.CategoryContainmentUnavailable, err, ExitFailed)
+	}
 	return fail(s.out, protocol.CategoryInternal, err, ExitFailed)
 }
 
 // announce sends the start frame.
 func (s *session) announce(c *child, cont *reaper.Containment) {
 	s.out.frame(&protocol.Start{
-		Version: protocol.Version, Pid: os.Getpid(), ChildPid: c.pid,
+		Version: protocol.Version, Pid: os.Getpid(), ChildPid: c.bashPid(),
 		Command: s.cfg.Command, Cwd: s.cfg.Cwd, Timeout: s.cfg.Timeout, Budget: s.cfg.Budget,
-		Containment: cont.Name(),
+		Containment: cont.Name(), Cgroup: s.leafDir,
 	})
 }
 
@@ -122,26 +167,26 @@ func (s *session) watchCancels(stdin *os.File, sigs *signalSet) {
 }
 
 // awaitEnding waits for the first of: bash exited, the timeout, a cancel.
-func (s *session) awaitEnding(w *reaper.Waiter) ending {
+func (s *session) awaitEnding(w leader) ending {
 	timer := time.NewTimer(s.cfg.timeoutDuration())
 	defer timer.Stop()
 	select {
 	case <-w.LeaderExited():
-		return ending{trigger: "exit"}
+		return ending{trigger: byExit}
 	case <-timer.C:
-		if exited(w) { // bash finished in the same instant: it made it
-			return ending{trigger: "exit"}
+		if w.LeaderDone() { // bash exited first, reaped or not: it made it
+			return ending{trigger: byExit}
 		}
-		return ending{trigger: "timeout"}
+		return ending{trigger: byTimeout}
 	case reason := <-s.cancels:
-		if exited(w) {
-			return ending{trigger: "exit"}
+		if w.LeaderDone() {
+			return ending{trigger: byExit}
 		}
-		return ending{trigger: "cancel", reason: reason}
+		return ending{trigger: byCancel, reason: reason}
 	}
 }
 
-func exited(w *reaper.Waiter) bool {
+func exited(w leader) bool {
 	select {
 	case <-w.LeaderExited():
 		return true
@@ -153,10 +198,10 @@ func exited(w *reaper.Waiter) bool {
 // notice reports a timeout or cancel before the cleanup starts.
 func (s *session) notice(end ending) {
 	switch end.trigger {
-	case "timeout":
+	case byTimeout:
 		s.out.frame(&protocol.Timeout{Timeout: s.cfg.Timeout})
 		s.out.line(fmt.Sprintf("shellsup: timed out after %gs; cleaning up", s.cfg.Timeout))
-	case "cancel":
+	case byCancel:
 		s.out.frame(&protocol.Cancel{Reason: end.reason})
 		s.out.line(fmt.Sprintf("shellsup: cancelled (%s); cleaning up", end.reason))
 	}
@@ -191,17 +236,18 @@ func (s *session) totals(w *reaper.Waiter, end ending, rep reaper.Report, drainT
 	t := s.capture.Totals()
 	res := protocol.Result{
 		Command: s.cfg.Command, Cwd: s.cfg.Cwd, Stdout: t.Stdout, Stderr: t.Stderr,
-		Cancelled: end.trigger == "cancel", TimedOut: end.trigger == "timeout", Truncated: t.Truncated,
-		TotalBytes: t.TotalBytes, CapturedBytes: t.CapturedBytes, ProgressBytes: t.ProgressBytes,
+		Cancelled: end.trigger == byCancel, TimedOut: end.trigger == byTimeout, Truncated: t.Truncated,
+		TotalBytes: t.TotalBytes, CapturedBytes: t.CapturedBytes, ProgressBytes: s.out.progressBytes(),
 		DurationMs: s.cleaned.Sub(s.started).Milliseconds(),
 	}
 	select {
 	case <-w.Empty():
 		<-w.LeaderExited() // closed right after Empty, by the same goroutine
+		settle(s.leader)
 	default:
 	}
-	if exited(w) {
-		res.ExitCode, res.Signal = statusOf(w.LeaderStatus())
+	if exited(s.leader) {
+		res.ExitCode, res.Signal = statusOf(s.leader.LeaderStatus())
 	}
 	stragglers := make([]protocol.Straggler, 0, min(len(rep.Stragglers), maxStragglers))
 	for _, st := range rep.Stragglers[:min(len(rep.Stragglers), maxStragglers)] {
@@ -211,10 +257,11 @@ func (s *session) totals(w *reaper.Waiter, end ending, rep reaper.Report, drainT
 		Result:       res,
 		CancelReason: end.reason,
 		Cleanup: protocol.Cleanup{
-			Tier: rep.Tier, Trigger: end.trigger, Signalled: rep.Signalled, Killed: rep.Killed,
+			Tier: rep.Tier, Trigger: end.trigger.word(), Signalled: rep.Signalled, Killed: rep.Killed + s.cgroupKilled,
 			Reaped: w.Count(), Rounds: rep.Rounds, Stragglers: stragglers,
 			StragglersOmitted: len(rep.Stragglers) - len(stragglers),
 			Ms:                rep.Duration.Milliseconds(), DrainTimedOut: drainTimedOut,
+			PidsLimitHit: s.limits.PidsLimitHit, OOMKills: s.limits.OOMKills,
 		},
 	}
 }

@@ -9,6 +9,10 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/shellsup/shellsup/cgroup"
+	"github.com/shellsup/shellsup/internal/linux"
+	"github.com/shellsup/shellsup/pidns"
 )
 
 const bashPath = "/bin/bash"
@@ -22,6 +26,8 @@ const pipeSize = 1 << 20
 type child struct {
 	pid            int
 	stdout, stderr *os.File
+	shownPid       int         // bash's pid when pid is not bash's (PID-namespace init), else 0
+	ns             *pidns.Init // the PID-namespace init, or nil
 }
 
 // execError is bash failing to start; the kernel's errno tells why.
@@ -43,9 +49,9 @@ func (e *execError) exitCode() int {
 
 // spawn starts /bin/bash -lc COMMAND in a new session, in cfg.Cwd, with
 // stdin /dev/null, its stdout and stderr on fresh pipes, no other fd, and
-// an empty signal mask. shellsup is made non-dumpable first (see
-// forbidDumps).
-func spawn(cfg Config) (*child, error) {
+// an empty signal mask; born in leaf's cgroups when there is a leaf.
+// shellsup is made non-dumpable first (see forbidDumps).
+func spawn(cfg Config, leaf *cgroup.Leaf) (*child, error) {
 	if err := forbidDumps(); err != nil {
 		return nil, err
 	}
@@ -60,8 +66,9 @@ func spawn(cfg Config) (*child, error) {
 	}
 	errR, errW, err := outputPipe()
 	if err != nil {
-		outR.Close()     // unused read end: nothing to flush
-		unix.Close(outW) // unused write end
+		// Nothing was written to either end; a failed close loses nothing.
+		outR.Close()
+		unix.Close(outW)
 		return nil, err
 	}
 	argv := []string{bashPath, "-lc", cfg.Command}
@@ -72,15 +79,19 @@ func spawn(cfg Config) (*child, error) {
 		Files: []uintptr{devnull.Fd(), uintptr(outW), uintptr(errW)},
 		Sys:   &syscall.SysProcAttr{Setsid: true},
 	}
-	pid, err := forkExecUnmasked(argv, attr)
+	intoCgroup(attr.Sys, leaf)
+	pid, err := forkInLeaf(leaf, func() (int, error) { return forkExecUnmasked(argv, attr) })
 	ignoreReservedSignals() // bash has its own dispositions now
-	unix.Close(outW)        // the parent's copies of the write ends: EOF comes when the tree's are gone
+	// The parent's copies of the write ends: EOF comes when the tree's are
+	// gone. shellsup never wrote to them, so a failed close loses nothing.
+	unix.Close(outW)
 	unix.Close(errW)
 	if err != nil {
 		outR.Close() // nothing was written: no child
 		errR.Close()
 		return nil, describeExecError(err, argv, env, cfg.Cwd)
 	}
+	raiseOOMScore(pid)
 	return &child{pid: pid, stdout: outR, stderr: errR}, nil
 }
 
@@ -88,16 +99,16 @@ func spawn(cfg Config) (*child, error) {
 // the Go runtime, and whose write end, for the child, stays blocking.
 func outputPipe() (*os.File, int, error) {
 	var p [2]int
-	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
-		return nil, -1, os.NewSyscallError("pipe2", err)
+	if err := linux.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+		return nil, -1, err
 	}
 	// A bigger pipe halves the wake-ups of a chatty command; the kernel may
 	// refuse (per-user pipe quota), and the default 64 KiB then serves.
-	_, _ = unix.FcntlInt(uintptr(p[0]), unix.F_SETPIPE_SZ, pipeSize)
-	if err := unix.SetNonblock(p[0], true); err != nil {
-		unix.Close(p[0])
+	_, _ = linux.SetPipeSize(p[0], pipeSize)
+	if err := linux.SetNonblock(p[0], true); err != nil {
+		unix.Close(p[0]) // fresh and unused: a failed close loses nothing
 		unix.Close(p[1])
-		return nil, -1, os.NewSyscallError("fcntl", err)
+		return nil, -1, err
 	}
 	return os.NewFile(uintptr(p[0]), "pipe"), p[1], nil
 }
@@ -166,8 +177,8 @@ func describeExecError(err error, argv, env []string, cwd string) error {
 func argMax() uint64 {
 	const ceiling, floor = 6 << 20, 128 << 10
 	var rl unix.Rlimit
-	if err := unix.Getrlimit(unix.RLIMIT_STACK, &rl); err != nil {
-		return ceiling
+	if err := linux.Getrlimit(unix.RLIMIT_STACK, &rl); err != nil {
+		return ceiling // only explains an E2BIG: assume the largest limit
 	}
 	return max(min(rl.Cur/4, ceiling), floor)
 }

@@ -1,33 +1,110 @@
 package shellsup
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/shellsup/shellsup/internal/embedmode"
 )
 
 // BinaryEnv names the environment variable that points Run at the shellsup
 // executable when Request.Binary is empty.
 const BinaryEnv = "SHELLSUP_BIN"
 
+// executable is os.Executable; a variable so that tests can place the
+// calling program elsewhere.
+var executable = os.Executable
+
 // findBinary returns the shellsup executable to run, from the first of
-// these places that is set:
+// these places that is set or holds one:
 //
 //  1. Request.Binary, as given;
 //  2. $SHELLSUP_BIN, in the calling process's environment;
-//  3. "shellsup" in $PATH.
+//  3. the embedded supervisor: the calling program itself, if it called
+//     embedded.Init (package bindings/go/embedded);
+//  4. "shellsup" in the directory of the calling program (os.Executable),
+//     as a release archive or a `go build -o` next to it leaves it;
+//  5. "shellsup" in $PATH (`go install ./cmd/shellsup` puts it there).
 //
-// A place that is set but does not hold an executable is an error: Run
-// never falls back to a binary the caller did not name. The not_found error
-// lists every place looked at.
+// A place that is set but does not hold an executable (1–3) is an error:
+// Run never falls back to a binary the caller did not name. The not_found
+// error lists every place looked at.
 func findBinary(explicit string) (string, error) {
 	if explicit != "" {
 		return lookPath(explicit, fmt.Sprintf("Request.Binary %q", explicit))
 	}
+	looked := []string{"Request.Binary (empty)"}
 	if env := os.Getenv(BinaryEnv); env != "" {
-		return lookPath(env, fmt.Sprintf("Request.Binary unset; $%s %q", BinaryEnv, env))
+		return lookPath(env, fmt.Sprintf("Request.Binary (empty); $%s %q", BinaryEnv, env))
 	}
-	return lookPath("shellsup", fmt.Sprintf("Request.Binary unset; $%s unset; \"shellsup\" in $PATH (%s)", BinaryEnv, os.Getenv("PATH")))
+	looked = append(looked, "$"+BinaryEnv+" (not set)")
+	if exe, ok, err := embedmode.Registered(); ok {
+		if err != nil {
+			return "", notFound(append(looked, fmt.Sprintf("the embedded supervisor (embedded.Init was called, but the program's own path is unknown: %v)", err)), err)
+		}
+		return exe, nil
+	}
+	looked = append(looked, "the embedded supervisor (embedded.Init not called)")
+	if bin, ok := nextToExecutable(&looked); ok {
+		return bin, nil
+	}
+	bin, err := exec.LookPath("shellsup")
+	if err == nil {
+		return bin, nil
+	}
+	return "", notFound(append(looked, fmt.Sprintf("\"shellsup\" in $PATH (%s): not found", os.Getenv("PATH"))), err)
+}
+
+// nextToExecutable looks for shellsup in the calling program's directory,
+// recording what it saw in looked.
+func nextToExecutable(looked *[]string) (string, bool) {
+	exe, err := executable()
+	if err != nil {
+		*looked = append(*looked, fmt.Sprintf("next to the program (its path is unknown: %v)", err))
+		return "", false
+	}
+	candidate := filepath.Join(filepath.Dir(exe), "shellsup")
+	if candidate == exe {
+		// The program is itself named shellsup: it is not the binary to run.
+		*looked = append(*looked, fmt.Sprintf("%s (next to the program: it is the program itself)", candidate))
+		return "", false
+	}
+	bin, err := exec.LookPath(candidate)
+	if err != nil {
+		*looked = append(*looked, fmt.Sprintf("%s (next to the program: %s)", candidate, why(err)))
+		return "", false
+	}
+	return bin, true
+}
+
+// why says briefly why path lookup failed.
+func why(err error) string {
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return "does not exist"
+	case errors.Is(err, os.ErrPermission):
+		return "not executable"
+	}
+	return err.Error()
+}
+
+// supervisorEnv is the environment of the shellsup process for bin: env
+// (nil meaning the caller's own), plus the embedded-mode marker when bin is
+// the re-executed calling program.
+func supervisorEnv(bin string, env []string) []string {
+	exe, ok, err := embedmode.Registered()
+	if !ok || err != nil || bin != exe {
+		return env
+	}
+	if env == nil {
+		env = os.Environ()
+	}
+	return append(slices.Clip(env), embedmode.Marker)
 }
 
 // lookPath checks that path is an executable file (or finds a bare name in
@@ -38,4 +115,11 @@ func lookPath(path, looked string) (string, error) {
 		return "", newError(CategoryNotFound, fmt.Sprintf("no shellsup binary: looked at %s: %v", looked, err), err)
 	}
 	return bin, nil
+}
+
+// notFound is the not_found error listing every place looked at.
+func notFound(looked []string, err error) error {
+	return newError(CategoryNotFound, "no shellsup binary: looked at "+strings.Join(looked, "; ")+
+		"; install one (`go install ./cmd/shellsup` in a shellsup checkout), set $"+BinaryEnv+
+		", or call embedded.Init", err)
 }

@@ -4,7 +4,7 @@
 // Run(ctx, Request) starts the shellsup binary as a helper, runs
 // /bin/bash -lc Request.Command under it, streams the captured text to
 // Request.Progress, and returns a Result with the keys of the shell.run
-// skill (SPEC section 6) as Go fields. It is meant to replace
+// skill (README, "Frames mode") as Go fields. It is meant to replace
 // exec.CommandContext with a process-group kill and WaitDelay, which lets a
 // setsid child escape and costs seconds when a background job holds a pipe.
 //

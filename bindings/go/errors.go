@@ -10,7 +10,7 @@ import (
 )
 
 // Error categories. The first four are the categories of shellsup's error
-// frame (see the README, "Frames"); the last three are the binding's own.
+// frame (README, "Frames mode"); the last three are the binding's own.
 const (
 	// CategoryValidation: the request was refused before anything was
 	// spawned (a bad command, timeout, grace, budget, cwd or env).
@@ -62,7 +62,7 @@ type Error struct {
 	// seconds (got 0s)". The text of Err, if any, is already in it.
 	Message string
 	// Err is the underlying cause, for errors.Is and errors.As: a
-	// *protocol.ValidationError, a *protocol.FrameError, an
+	// *request.ValidationError, a *protocol.FrameError, an
 	// *exec.ExitError, exec.ErrNotFound, a syscall.Errno... It may be nil.
 	Err error
 }

@@ -14,8 +14,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/shellsup/shellsup/decoder"
 	"github.com/shellsup/shellsup/protocol"
+	"github.com/shellsup/shellsup/request"
 )
 
 // TestValidation: every bad field is refused before anything is spawned
@@ -24,7 +24,7 @@ import (
 func TestValidation(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "a-file")
 	require.NoError(t, os.WriteFile(file, nil, 0o644))
-	tooLong := strings.Repeat("x", protocol.MaxCommandBytes+1)
+	tooLong := strings.Repeat("x", request.MaxCommandBytes+1)
 	for _, tc := range []struct {
 		name string
 		edit func(*Request)
@@ -41,8 +41,8 @@ func TestValidation(t *testing.T) {
 		{"grace negative", func(r *Request) { r.Grace = new(-time.Nanosecond) }, []string{"grace must be at least 0 and at most 60 seconds (got -1ns)"}},
 		{"grace over 60 s", func(r *Request) { r.Grace = new(61 * time.Second) }, []string{"(got 1m1s)"}},
 		{"budget negative", func(r *Request) { r.Budget = -1 }, []string{"budget must be at least 52 and at most 524288 bytes (got -1)"}},
-		{"budget one under the marker", func(r *Request) { r.Budget = decoder.MinBudget - 1 }, []string{"(got 51)"}},
-		{"budget one over 512 KiB", func(r *Request) { r.Budget = decoder.MaxBudget + 1 }, []string{"(got 524289)"}},
+		{"budget one under the marker", func(r *Request) { r.Budget = request.MinBudget - 1 }, []string{"(got 51)"}},
+		{"budget one over 512 KiB", func(r *Request) { r.Budget = request.MaxBudget + 1 }, []string{"(got 524289)"}},
 		{"cwd missing", func(r *Request) { r.Cwd = "/no/such/dir" }, []string{`cwd "/no/such/dir" does not exist`}},
 		{"cwd a file", func(r *Request) { r.Cwd = file }, []string{"is not a directory", file}},
 		{"cwd not UTF-8", func(r *Request) { r.Cwd = "/tmp/\xff" }, []string{`valid UTF-8 path without NUL bytes (got "/tmp/\xff")`}},
@@ -50,7 +50,7 @@ func TestValidation(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sentinel := filepath.Join(t.TempDir(), "spawned")
-			req := request(t, "true")
+			req := newRequest(t, "true")
 			req.Binary = writeScript(t, "touch "+sentinel)
 			tc.edit(&req)
 			res, err := Run(context.Background(), req)
@@ -58,7 +58,7 @@ func TestValidation(t *testing.T) {
 			require.ErrorAs(t, err, &e)
 			assert.Equal(t, CategoryValidation, e.Category)
 			assert.False(t, e.IsRetryable())
-			var ve *protocol.ValidationError
+			var ve *request.ValidationError
 			assert.ErrorAs(t, err, &ve)
 			assert.True(t, strings.HasPrefix(err.Error(), "shellsup: validation: "), err.Error())
 			for _, w := range tc.want {
@@ -72,9 +72,9 @@ func TestValidation(t *testing.T) {
 
 // The longest command the kernel accepts runs; one byte more is refused.
 func TestCommandAtTheLimitRuns(t *testing.T) {
-	command := "#" + strings.Repeat("x", protocol.MaxCommandBytes-len("#\necho ok")) + "\necho ok"
-	require.Len(t, command, protocol.MaxCommandBytes)
-	res, err := Run(context.Background(), request(t, command))
+	command := "#" + strings.Repeat("x", request.MaxCommandBytes-len("#\necho ok")) + "\necho ok"
+	require.Len(t, command, request.MaxCommandBytes)
+	res, err := Run(context.Background(), newRequest(t, command))
 	require.NoError(t, err)
 	assert.Equal(t, "ok\n", res.Stdout)
 	assert.Equal(t, command, res.Command)
@@ -82,10 +82,10 @@ func TestCommandAtTheLimitRuns(t *testing.T) {
 
 func TestBudgetBoundsRun(t *testing.T) {
 	for b, want := range map[int]string{
-		decoder.MinBudget: "h" + decoder.Marker(decoder.MinBudget), // the marker plus one byte
-		decoder.MaxBudget: "hi\n",
+		request.MinBudget: "h" + request.Marker(request.MinBudget), // the marker plus one byte
+		request.MaxBudget: "hi\n",
 	} {
-		req := request(t, "echo hi")
+		req := newRequest(t, "echo hi")
 		req.Budget = b
 		res, err := Run(context.Background(), req)
 		require.NoError(t, err, "budget %d", b)
@@ -95,7 +95,7 @@ func TestBudgetBoundsRun(t *testing.T) {
 
 func TestMissingBinary(t *testing.T) {
 	t.Run("Request.Binary", func(t *testing.T) {
-		req := request(t, "true")
+		req := newRequest(t, "true")
 		req.Binary = "/no/such/shellsup"
 		_, err := Run(context.Background(), req)
 		e := requireCategory(t, err, CategoryNotFound)
@@ -104,7 +104,7 @@ func TestMissingBinary(t *testing.T) {
 	})
 	t.Run("SHELLSUP_BIN is not a fallback to PATH", func(t *testing.T) {
 		t.Setenv(BinaryEnv, "/no/such/shellsup")
-		_, err := Run(context.Background(), request(t, "true"))
+		_, err := Run(context.Background(), newRequest(t, "true"))
 		e := requireCategory(t, err, CategoryNotFound)
 		assert.Contains(t, e.Message, `$SHELLSUP_BIN "/no/such/shellsup"`)
 	})
@@ -112,13 +112,14 @@ func TestMissingBinary(t *testing.T) {
 		dir := t.TempDir()
 		t.Setenv(BinaryEnv, "")
 		t.Setenv("PATH", dir)
-		_, err := Run(context.Background(), request(t, "true"))
+		_, err := Run(context.Background(), newRequest(t, "true"))
 		e := requireCategory(t, err, CategoryNotFound)
-		assert.Contains(t, e.Message, "Request.Binary unset; $SHELLSUP_BIN unset; \"shellsup\" in $PATH ("+dir+")")
+		assert.Contains(t, e.Message, "$SHELLSUP_BIN (not set); ")
+		assert.Contains(t, e.Message, "\"shellsup\" in $PATH ("+dir+"): not found")
 		assert.ErrorIs(t, err, exec.ErrNotFound)
 	})
 	t.Run("not executable", func(t *testing.T) {
-		req := request(t, "true")
+		req := newRequest(t, "true")
 		req.Binary = filepath.Join(t.TempDir(), "shellsup")
 		require.NoError(t, os.WriteFile(req.Binary, nil, 0o644))
 		_, err := Run(context.Background(), req)
@@ -128,7 +129,7 @@ func TestMissingBinary(t *testing.T) {
 		bin := os.Getenv(BinaryEnv)
 		t.Setenv(BinaryEnv, "")
 		t.Setenv("PATH", filepath.Dir(bin)+":"+os.Getenv("PATH"))
-		res, err := Run(context.Background(), request(t, "echo found"))
+		res, err := Run(context.Background(), newRequest(t, "echo found"))
 		require.NoError(t, err)
 		assert.Equal(t, "found\n", res.Stdout)
 	})
@@ -138,7 +139,7 @@ func TestMissingBinary(t *testing.T) {
 // says what happened, with shellsup's exit status and stderr.
 func TestNotShellsup(t *testing.T) {
 	t.Run("silent", func(t *testing.T) {
-		req := request(t, "true")
+		req := newRequest(t, "true")
 		req.Binary = writeScript(t, "echo 'something is wrong' >&2; exit 2")
 		_, err := Run(context.Background(), req)
 		e := requireCategory(t, err, CategoryProtocol)
@@ -149,7 +150,7 @@ func TestNotShellsup(t *testing.T) {
 	})
 	t.Run("garbage", func(t *testing.T) {
 		shortSlack(t, 300*time.Millisecond)
-		req := request(t, "true")
+		req := newRequest(t, "true")
 		req.Grace = new(time.Duration(0))
 		req.Binary = writeScript(t, "echo garbage; exec sleep 300")
 		begin := time.Now()
@@ -162,7 +163,7 @@ func TestNotShellsup(t *testing.T) {
 	t.Run("dies after start", func(t *testing.T) {
 		start := filepath.Join(t.TempDir(), "start.bin")
 		require.NoError(t, os.WriteFile(start, goldenWire(t, "start"), 0o644))
-		req := request(t, "true")
+		req := newRequest(t, "true")
 		req.Binary = writeScript(t, "cat "+start+"; kill -9 $$")
 		_, err := Run(context.Background(), req)
 		e := requireCategory(t, err, CategoryProtocol)
@@ -175,7 +176,7 @@ func TestNotShellsup(t *testing.T) {
 func TestErrorFrame(t *testing.T) {
 	frame := filepath.Join(t.TempDir(), "error.bin")
 	require.NoError(t, os.WriteFile(frame, goldenWire(t, "error-containment"), 0o644))
-	req := request(t, "true")
+	req := newRequest(t, "true")
 	req.Binary = writeScript(t, "cat "+frame+"; exit 125")
 	_, err := Run(context.Background(), req)
 	e := requireCategory(t, err, CategoryContainmentUnavailable)
@@ -185,7 +186,7 @@ func TestErrorFrame(t *testing.T) {
 
 // The kernel refuses to exec shellsup with an environment over ARG_MAX.
 func TestEnvironmentTooLarge(t *testing.T) {
-	req := request(t, "true")
+	req := newRequest(t, "true")
 	for i := range 64 {
 		req.Env = append(req.Env, "BIG"+strings.Repeat("_", i)+"="+strings.Repeat("v", 100<<10))
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/shellsup/shellsup/protocol"
+	"github.com/shellsup/shellsup/request"
 )
 
 // outcome is what the frames of one run said.
@@ -141,11 +142,11 @@ func (o outcome) check(f protocol.Frame) error {
 }
 
 // errorOf converts shellsup's error frame.
-// A validation failure wraps a *protocol.ValidationError, as the binding's
+// A validation failure wraps a *request.ValidationError, as the binding's
 // own validation errors do.
 func errorOf(f *protocol.Error) *Error {
 	if f.Category == CategoryValidation {
-		return newError(f.Category, f.Message, &protocol.ValidationError{Msg: f.Message})
+		return newError(f.Category, f.Message, &request.ValidationError{Msg: f.Message})
 	}
 	return newError(f.Category, f.Message, nil)
 }

@@ -30,7 +30,7 @@ import (
 // that says what happened. Nothing is left: no shellsup, no descendant.
 func TestStoppedShellsupStillCleansUp(t *testing.T) {
 	shortSlack(t, time.Second)
-	req := request(t, "setsid sleep 300 & sleep 300 & kill -STOP $PPID; sleep 300")
+	req := newRequest(t, "setsid sleep 300 & sleep 300 & kill -STOP $PPID; sleep 300")
 	req.Timeout = time.Second
 	req.Grace = new(time.Duration(0))
 	res, err := Run(context.Background(), req)
@@ -48,7 +48,7 @@ func TestStoppedShellsupStillCleansUp(t *testing.T) {
 // part of the tree, so the cleanup kills it).
 func TestStopperThatKeepsStoppingShellsup(t *testing.T) {
 	shortSlack(t, time.Second)
-	req := request(t, "setsid sleep 300 & (for i in $(seq 3000); do kill -STOP $PPID 2>/dev/null; sleep 0.02; done) & sleep 300")
+	req := newRequest(t, "setsid sleep 300 & (for i in $(seq 3000); do kill -STOP $PPID 2>/dev/null; sleep 0.02; done) & sleep 300")
 	req.Timeout = time.Second
 	req.Grace = new(time.Duration(0))
 	_, err := Run(context.Background(), req)
@@ -123,7 +123,7 @@ func forgeCommand(t *testing.T) string {
 // read first — but the real frames that follow it give the forgery away,
 // and Run returns a protocol error instead of the forged success.
 func TestForgedFramesAreRejected(t *testing.T) {
-	res, err := Run(context.Background(), request(t, forgeCommand(t)))
+	res, err := Run(context.Background(), newRequest(t, forgeCommand(t)))
 	e := requireCategory(t, err, CategoryProtocol)
 	assert.Zero(t, res)
 	// Usually "a progress frame after the totals frame"; "a totals frame
@@ -136,7 +136,7 @@ func TestForgedFramesAreRejected(t *testing.T) {
 // /proc/$PPID/fd/1 and the result is the real one: exit code 3.
 func TestUnprivilegedCommandCannotForge(t *testing.T) {
 	dir := nobodyDir(t)
-	req := request(t, forgeCommand(t))
+	req := newRequest(t, forgeCommand(t))
 	req.Binary = asNobody(t, dir)
 	req.Cwd = dir
 	res, err := Run(context.Background(), req)

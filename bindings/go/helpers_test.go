@@ -15,27 +15,13 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
+	"github.com/shellsup/shellsup/internal/proctest"
 	"github.com/shellsup/shellsup/reaper/reapertest"
 )
 
-// selfDestruct bounds every helper program, so a failing test cannot leak
-// one for long.
-const selfDestruct = 60 * time.Second
-
-// runHelper runs the helper program name and returns its exit code.
-func runHelper(name string) int {
-	time.AfterFunc(selfDestruct, func() {
-		fmt.Fprintf(os.Stderr, "helper %s: self-destruct after %v\n", name, selfDestruct)
-		os.Exit(3)
-	})
-	switch name {
-	case "harness":
-		return harnessHelper(false)
-	case "harness-holding-stdin":
-		return harnessHelper(true)
-	}
-	fmt.Fprintf(os.Stderr, "unknown helper %q\n", name)
-	return 2
+func init() {
+	helpers.Register("harness", func([]string) int { return harnessHelper(false) })
+	helpers.Register("harness-holding-stdin", func([]string) int { return harnessHelper(true) })
 }
 
 // harnessHelper is a Go harness: it runs a command that leaves a setsid
@@ -113,8 +99,8 @@ func writeOnly(fdinfo string) bool {
 // leak token in its environment, and returns it with its stdout lines.
 func startHelper(t *testing.T, name string, tok reapertest.Token) (*exec.Cmd, <-chan string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), helperVar+"="+name, tok.Env())
+	cmd := helpers.Command(name)
+	cmd.Env = append(cmd.Env, tok.Env())
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
@@ -152,9 +138,9 @@ func awaitLine(t *testing.T, lines <-chan string, prefix string, within time.Dur
 	}
 }
 
-// request returns a Request for command whose processes carry a fresh leak
+// newRequest returns a Request for command whose processes carry a fresh leak
 // token, with a clean HOME, and checks for leaks when the test ends.
-func request(t *testing.T, command string) Request {
+func newRequest(t *testing.T, command string) Request {
 	t.Helper()
 	tok := reapertest.NewToken()
 	t.Cleanup(func() { reapertest.Check(t, tok) })
@@ -173,17 +159,17 @@ func env(t *testing.T, tok reapertest.Token) []string {
 func awaitNoLeak(t *testing.T, tok reapertest.Token, within time.Duration, owned ...int) time.Duration {
 	t.Helper()
 	start := time.Now()
-	for {
-		left := reapertest.Find(tok, owned...)
-		if len(left) == 0 {
-			return time.Since(start)
+	var left []reapertest.Proc
+	gone := proctest.Await(within, func() bool {
+		if left = reapertest.Find(tok, owned...); len(left) > 0 {
+			reapertest.ReapOrphans()
 		}
-		reapertest.ReapOrphans()
-		if time.Since(start) > within {
-			t.Fatalf("still alive %v after the harness died:\n  %s", within, strings.Join(procStrings(left), "\n  "))
-		}
-		time.Sleep(10 * time.Millisecond)
+		return len(left) == 0
+	})
+	if !gone {
+		t.Fatalf("still alive %v after the harness died:\n  %s", within, strings.Join(procStrings(left), "\n  "))
 	}
+	return time.Since(start)
 }
 
 func procStrings(ps []reapertest.Proc) []string {
@@ -201,6 +187,3 @@ func writeScript(t *testing.T, body string) string {
 	require.NoError(t, os.WriteFile(path, []byte("#!/bin/sh\n"+body+"\n"), 0o755))
 	return path
 }
-
-// ptr returns a pointer to v.
-func ptr[T any](v T) *T { return &v }

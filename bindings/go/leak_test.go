@@ -17,7 +17,7 @@ import (
 // TestNoGoroutineOrFdLeak: 100 runs leave no goroutine, no open fd and no
 // process behind.
 func TestNoGoroutineOrFdLeak(t *testing.T) {
-	req := request(t, "true")
+	req := newRequest(t, "true")
 	_, _ = Run(context.Background(), req) // warm up: the runtime's own lazily started goroutines and fds
 	goroutines, fds := settle(t, -1, -1)
 	for i := range 100 {

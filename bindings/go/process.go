@@ -53,7 +53,7 @@ func start(bin string, cfg config) (*process, error) {
 	p := &process{control: ctrlW, frames: outR, stderr: &headBuffer{max: stderrKeep},
 		grace: cfg.graceOrDefault(), slack: watchdogSlack, exited: make(chan struct{})}
 	p.cmd = exec.Command(bin, cfg.args()...)
-	p.cmd.Env = cfg.env
+	p.cmd.Env = supervisorEnv(bin, cfg.env)
 	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = ctrlR, outW, p.stderr
 	p.cmd.SysProcAttr = sysProcAttr()
 	p.cmd.WaitDelay = stderrWait

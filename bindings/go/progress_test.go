@@ -16,7 +16,7 @@ import (
 type call struct{ stream, text string }
 
 func TestProgressInOrder(t *testing.T) {
-	req := request(t, `echo a; sleep 0.1; echo b >&2; sleep 0.1; echo c; sleep 0.1; printf 'é€😀\n' >&2`)
+	req := newRequest(t, `echo a; sleep 0.1; echo b >&2; sleep 0.1; echo c; sleep 0.1; printf 'é€😀\n' >&2`)
 	var calls []call
 	req.Progress = func(stream, text string) error {
 		calls = append(calls, call{stream, text})
@@ -37,7 +37,7 @@ func TestProgressInOrder(t *testing.T) {
 }
 
 func TestProgressManyLines(t *testing.T) {
-	req := request(t, `for i in $(seq 1 2000); do echo "line $i"; done`)
+	req := newRequest(t, `for i in $(seq 1 2000); do echo "line $i"; done`)
 	var b strings.Builder
 	req.Progress = func(stream, text string) error {
 		b.WriteString(text)
@@ -56,7 +56,7 @@ func TestProgressManyLines(t *testing.T) {
 // returns the complete Result together with that error.
 func TestProgressErrorCancels(t *testing.T) {
 	errStop := errors.New("the model has seen enough")
-	req := request(t, `echo go; setsid sleep 300 & sleep 300 & sleep 0.2; echo more; wait`)
+	req := newRequest(t, `echo go; setsid sleep 300 & sleep 300 & sleep 0.2; echo more; wait`)
 	req.Grace = new(500 * time.Millisecond)
 	calls := 0
 	req.Progress = func(stream, text string) error {
@@ -78,7 +78,7 @@ func TestProgressErrorCancels(t *testing.T) {
 // A callback that panics: the panic reaches the caller, and shellsup, its
 // control channel closed, still cleans up.
 func TestProgressPanicStillCleansUp(t *testing.T) {
-	req := request(t, `echo go; setsid sleep 300 & sleep 300`)
+	req := newRequest(t, `echo go; setsid sleep 300 & sleep 300`)
 	req.Progress = func(stream, text string) error { panic("callback bug") }
 	assert.PanicsWithValue(t, "callback bug", func() {
 		_, _ = Run(context.Background(), req)

@@ -10,15 +10,14 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/shellsup/shellsup/decoder"
-	"github.com/shellsup/shellsup/protocol"
+	"github.com/shellsup/shellsup/request"
 )
 
 // Defaults applied to a zero Request field.
 const (
-	DefaultTimeout = time.Duration(protocol.DefaultTimeout * float64(time.Second)) // 120 s
-	DefaultGrace   = time.Duration(protocol.DefaultGrace * float64(time.Second))   // 2 s, applied by shellsup
-	DefaultBudget  = decoder.DefaultBudget                                         // 65536 bytes
+	DefaultTimeout = time.Duration(request.DefaultTimeout * float64(time.Second)) // 120 s
+	DefaultGrace   = time.Duration(request.DefaultGrace * float64(time.Second))   // 2 s, applied by shellsup
+	DefaultBudget  = request.DefaultBudget                                        // 65536 bytes
 )
 
 // Stream names passed to Request.Progress.
@@ -33,7 +32,7 @@ const (
 type Request struct {
 	// Command is the bash -c string; shellsup runs /bin/bash -lc Command
 	// with stdin /dev/null. It must be non-empty, valid UTF-8, free of NUL
-	// bytes and at most protocol.MaxCommandBytes (131071) bytes: the kernel
+	// bytes and at most request.MaxCommandBytes (131071) bytes: the kernel
 	// passes at most 128 KiB, NUL included, in one argument.
 	Command string
 
@@ -54,9 +53,9 @@ type Request struct {
 	Env []string
 
 	// Budget is the capture budget in bytes, shared by stdout and stderr
-	// (SPEC section 4). 0 means DefaultBudget (65536); otherwise it must
-	// hold the truncation marker plus one byte (at least decoder.MinBudget)
-	// and be at most decoder.MaxBudget (512 KiB).
+	// (README, "Output capture"). 0 means DefaultBudget (65536); otherwise it must
+	// hold the truncation marker plus one byte (at least request.MinBudget)
+	// and be at most request.MaxBudget (512 KiB).
 	Budget int
 
 	// Grace is how long cleanup waits between SIGTERM and SIGKILL. nil
@@ -64,6 +63,12 @@ type Request struct {
 	// grace: SIGKILL follows SIGTERM at once. Otherwise it must be at most
 	// 60 s. With Go 1.26: Grace: new(500 * time.Millisecond).
 	Grace *time.Duration
+
+	// PIDNamespace runs the command under an init of its own PID namespace
+	// (shellsup --pidns): when shellsup dies for any reason, the kernel
+	// kills every process of the command. Where the namespaces cannot be
+	// made, Run returns an *Error of category "containment_unavailable".
+	PIDNamespace bool
 
 	// Progress, if not nil, receives the captured text as it arrives:
 	// stream is Stdout or Stderr, and joining the texts of one stream gives
@@ -78,6 +83,17 @@ type Request struct {
 	// had already finished.
 	Progress func(stream, text string) error
 
+	// MaxProcs caps the processes and threads the command may have at once
+	// (shellsup --max-procs, pids.max). 0 means no limit; otherwise at most
+	// 4194304. Where no pids controller can be had, shellsup refuses with
+	// CategoryContainmentUnavailable rather than run without the limit.
+	MaxProcs int64
+
+	// MaxMemory caps the command's memory in bytes, with no swap (shellsup
+	// --max-memory, memory.max). 0 means no limit; otherwise at least
+	// 4 MiB. Refused like MaxProcs where no memory controller can be had.
+	MaxMemory int64
+
 	// Binary is the shellsup executable. "" means $SHELLSUP_BIN, then
 	// "shellsup" in $PATH (both read from the calling process's
 	// environment, not from Env). A name without a slash is looked up in
@@ -88,21 +104,24 @@ type Request struct {
 
 // config is a validated Request.
 type config struct {
-	command  string
-	cwd      string
-	timeout  time.Duration
-	env      []string // nil: inherit
-	budget   int      // 0: shellsup's default
-	grace    *time.Duration
-	progress func(stream, text string) error
-	binary   string
+	command   string
+	cwd       string
+	timeout   time.Duration
+	env       []string // nil: inherit
+	budget    int      // 0: shellsup's default
+	grace     *time.Duration
+	pidns     bool
+	progress  func(stream, text string) error
+	binary    string
+	maxProcs  int64 // 0: no limit
+	maxMemory int64 // 0: no limit
 }
 
 // validate checks every field and returns the run's configuration, or a
 // validation *Error quoting the bad value.
 func (r Request) validate() (config, error) {
 	c := config{command: r.Command, cwd: r.Cwd, timeout: r.Timeout, budget: r.Budget,
-		grace: r.Grace, progress: r.Progress, binary: r.Binary}
+		grace: r.Grace, pidns: r.PIDNamespace, progress: r.Progress, binary: r.Binary, maxProcs: r.MaxProcs, maxMemory: r.MaxMemory}
 	checks := []func() error{
 		func() error { return validateCommand(r.Command) },
 		func() error { return validateTimeout(&c.timeout) },
@@ -110,6 +129,7 @@ func (r Request) validate() (config, error) {
 		func() error { return validateBudget(r.Budget) },
 		func() error { return validateCwd(r.Cwd) },
 		func() error { return validateEnv(r.Env) },
+		func() error { return validateLimits(r.MaxProcs, r.MaxMemory) },
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {
@@ -127,20 +147,20 @@ func (r Request) validate() (config, error) {
 
 // invalid wraps a validation failure in an *Error.
 func invalid(err error) *Error {
-	var ve *protocol.ValidationError
+	var ve *request.ValidationError
 	if !errors.As(err, &ve) {
-		ve = &protocol.ValidationError{Msg: err.Error()}
+		ve = &request.ValidationError{Msg: err.Error()}
 		err = errors.Join(ve, err)
 	}
 	return newError(CategoryValidation, ve.Msg, err)
 }
 
 func validateCommand(command string) error {
-	if err := protocol.ValidateCommand(command); err != nil {
+	if err := request.ValidateCommand(command); err != nil {
 		return err
 	}
 	if i := strings.IndexByte(command, 0); i >= 0 {
-		return &protocol.ValidationError{Msg: fmt.Sprintf("command must not contain a NUL byte (found at byte %d of %s)", i, clip(command))}
+		return &request.ValidationError{Msg: fmt.Sprintf("command must not contain a NUL byte (found at byte %d of %s)", i, clip(command))}
 	}
 	return nil
 }
@@ -151,21 +171,34 @@ func validateTimeout(d *time.Duration) error {
 		*d = DefaultTimeout
 		return nil
 	}
-	return protocol.ValidateTimeout(d.Seconds(), d.String())
+	return request.ValidateTimeout(d.Seconds(), d.String())
 }
 
 func validateGrace(g *time.Duration) error {
 	if g == nil {
 		return nil
 	}
-	return protocol.ValidateGrace(g.Seconds(), g.String())
+	return request.ValidateGrace(g.Seconds(), g.String())
+}
+
+// validateLimits checks MaxProcs and MaxMemory; 0 means no limit.
+func validateLimits(procs, memory int64) error {
+	if procs != 0 {
+		if err := request.ValidateMaxProcs(procs, strconv.FormatInt(procs, 10)); err != nil {
+			return err
+		}
+	}
+	if memory != 0 {
+		return request.ValidateMaxMemory(memory, strconv.FormatInt(memory, 10))
+	}
+	return nil
 }
 
 func validateBudget(b int) error {
 	if b == 0 {
 		return nil
 	}
-	return protocol.ValidateBudget(b, strconv.Itoa(b))
+	return request.ValidateBudget(b, strconv.Itoa(b))
 }
 
 // validateCwd checks what shellsup would refuse, so that nothing is
@@ -175,16 +208,16 @@ func validateCwd(dir string) error {
 		return nil
 	}
 	if strings.IndexByte(dir, 0) >= 0 || !utf8.ValidString(dir) {
-		return &protocol.ValidationError{Msg: fmt.Sprintf("cwd must be a valid UTF-8 path without NUL bytes (got %s)", clip(dir))}
+		return &request.ValidationError{Msg: fmt.Sprintf("cwd must be a valid UTF-8 path without NUL bytes (got %s)", clip(dir))}
 	}
 	st, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return &protocol.ValidationError{Msg: fmt.Sprintf("cwd %q does not exist", dir)}
+		return &request.ValidationError{Msg: fmt.Sprintf("cwd %q does not exist", dir)}
 	case err != nil:
-		return &protocol.ValidationError{Msg: fmt.Sprintf("cwd %q cannot be used: %v", dir, err)}
+		return &request.ValidationError{Msg: fmt.Sprintf("cwd %q cannot be used: %v", dir, err)}
 	case !st.IsDir():
-		return &protocol.ValidationError{Msg: fmt.Sprintf("cwd %q is not a directory", dir)}
+		return &request.ValidationError{Msg: fmt.Sprintf("cwd %q is not a directory", dir)}
 	}
 	return nil
 }
@@ -192,7 +225,7 @@ func validateCwd(dir string) error {
 func validateEnv(env []string) error {
 	for i, kv := range env {
 		if strings.IndexByte(kv, 0) >= 0 {
-			return &protocol.ValidationError{Msg: fmt.Sprintf("env entry %d must not contain a NUL byte (got %s)", i, clip(kv))}
+			return &request.ValidationError{Msg: fmt.Sprintf("env entry %d must not contain a NUL byte (got %s)", i, clip(kv))}
 		}
 	}
 	return nil
@@ -218,6 +251,15 @@ func (c config) args() []string {
 	}
 	if c.grace != nil {
 		args = append(args, "--grace="+seconds(*c.grace))
+	}
+	if c.pidns {
+		args = append(args, "--pidns")
+	}
+	if c.maxProcs != 0 {
+		args = append(args, "--max-procs="+strconv.FormatInt(c.maxProcs, 10))
+	}
+	if c.maxMemory != 0 {
+		args = append(args, "--max-memory="+strconv.FormatInt(c.maxMemory, 10))
 	}
 	return append(args, "--", c.command)
 }

@@ -6,22 +6,22 @@ import (
 	"github.com/shellsup/shellsup/protocol"
 )
 
-// Result is the report of a run that happened: the result keys of SPEC
-// section 6 as Go fields, plus how it was cancelled and what the cleanup
+// Result is the report of a run that happened: the result keys (README,
+// "Frames mode") as Go fields, plus how it was cancelled and what the cleanup
 // did. When Run returns a Result, shellsup has killed and reaped every
 // process the command started, or listed it in Cleanup.Stragglers.
 type Result struct {
 	Command string // the command as given
 	Cwd     string // the working directory, resolved and absolute
-	Stdout  string // captured stdout text (SPEC section 4), marker included
+	Stdout  string // captured stdout text (README, "Output capture"), marker included
 	Stderr  string // captured stderr text
 
 	// ExitCode is bash's exit status, or 128+N if signal N ended bash. It is
 	// -1 only if shellsup never learned bash's status: bash itself could not
-	// be killed and is listed in Cleanup.Stragglers (SPEC: exitCode null).
+	// be killed and is listed in Cleanup.Stragglers (exitCode null in the totals frame).
 	ExitCode int
 	// Signal is the name of the signal that ended bash ("SIGKILL"), or ""
-	// if bash exited by itself (SPEC: signal null).
+	// if bash exited by itself (signal null in the totals frame).
 	Signal string
 
 	// Cancelled and TimedOut say how the run was stopped; at most one is
@@ -62,6 +62,8 @@ type Cleanup struct {
 	StragglersOmitted int
 	Duration          time.Duration // time spent in cleanup, in whole milliseconds
 	DrainTimedOut     bool          // a pipe stayed open after the tree was gone (held from outside it)
+	PidsLimitHit      int64         // forks refused at Request.MaxProcs
+	OOMKills          int64         // processes the kernel killed at Request.MaxMemory
 }
 
 // Straggler is a process shellsup could not remove before its deadline,
@@ -98,8 +100,8 @@ func cleanupOf(c protocol.Cleanup) Cleanup {
 	out := Cleanup{
 		Tier: c.Tier, Trigger: c.Trigger, Signalled: c.Signalled, Killed: c.Killed, Reaped: c.Reaped,
 		Rounds: c.Rounds, Duration: time.Duration(c.Ms) * time.Millisecond, DrainTimedOut: c.DrainTimedOut,
-		StragglersOmitted: c.StragglersOmitted,
-		Stragglers:        make([]Straggler, 0, len(c.Stragglers)),
+		StragglersOmitted: c.StragglersOmitted, PidsLimitHit: c.PidsLimitHit, OOMKills: c.OOMKills,
+		Stragglers: make([]Straggler, 0, len(c.Stragglers)),
 	}
 	for _, s := range c.Stragglers {
 		out.Stragglers = append(out.Stragglers, Straggler{Pid: s.Pid, Comm: s.Comm, State: s.State, Reason: s.Reason})

@@ -6,24 +6,31 @@ import (
 	"time"
 )
 
-// watchdogSlack is added to what shellsup promises — totals within its
-// timeout plus grace plus a few seconds of killing and draining, or within
-// grace plus those seconds of a cancel — before Run kills it and reports a
-// protocol error. A variable only so that tests can shorten it.
+// The binding's slack: how long Run waits beyond what shellsup promises.
+// The Python binding uses the same three numbers; testdata/limits.json
+// ("bindingSlack") holds them and a test in each binding compares.
+
+// watchdogSlack, the watchdog margin, is added to what shellsup promises —
+// totals within its timeout plus grace plus a few seconds of killing and
+// draining, or within grace plus those seconds of a cancel — before Run
+// kills it and reports a protocol error. A variable only so that tests can
+// shorten it.
 var watchdogSlack = 10 * time.Second
 
-// Bounds of Run's own waiting, beyond the bounds shellsup keeps itself.
 const (
-	// exitWait bounds the wait for shellsup to exit after its last frame.
-	exitWait = 10 * time.Second
-	// stderrWait bounds the copying of shellsup's stderr after it exited
-	// (exec.Cmd.WaitDelay).
-	stderrWait = time.Second
+	// exitWait bounds the wait for shellsup to exit after its last frame
+	// (totals or error): shellsup exits as soon as it has written it.
+	exitWait = 5 * time.Second
 	// stderrKeep is how much of shellsup's stderr Run keeps for the message
-	// of a protocol error. In frames mode shellsup writes nothing there
-	// unless something went badly wrong (a Go panic, say).
+	// of a protocol error: its first 8 KiB. In frames mode shellsup writes
+	// nothing there unless something went badly wrong (a Go panic, say).
 	stderrKeep = 8 << 10
 )
+
+// stderrWait bounds the copying of shellsup's stderr after it exited
+// (exec.Cmd.WaitDelay). Not part of the shared slack: the Python binding
+// reads stderr itself.
+const stderrWait = time.Second
 
 // Run runs req.Command under shellsup and returns the report of the run.
 //

@@ -20,7 +20,7 @@ import (
 // it go in the middle of the run, and then many threads end: whichever
 // thread forked shellsup, the run must not notice.
 func TestRunSurvivesExitingThreads(t *testing.T) {
-	req := request(t, `echo ready; sleep 1; echo done`)
+	req := newRequest(t, `echo ready; sleep 1; echo done`)
 	req.Progress = func(stream, text string) error {
 		if !strings.Contains(text, "ready") {
 			return nil

@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/shellsup/shellsup/internal/proctest"
+
 	"github.com/shellsup/shellsup/reaper/reapertest"
 )
 
@@ -20,7 +22,7 @@ import (
 const bound = 4 * time.Second
 
 func TestRunReportsOutputAndStatus(t *testing.T) {
-	req := request(t, `printf 'out\n'; printf 'err\n' >&2; exit 3`)
+	req := newRequest(t, `printf 'out\n'; printf 'err\n' >&2; exit 3`)
 	res, err := Run(context.Background(), req)
 	require.NoError(t, err)
 
@@ -40,7 +42,7 @@ func TestRunReportsOutputAndStatus(t *testing.T) {
 	assert.EqualValues(t, 8, res.CapturedBytes)
 	assert.EqualValues(t, 8, res.ProgressBytes)
 	assert.Less(t, res.Duration, bound)
-	assert.Equal(t, "subreaper", res.Cleanup.Tier)
+	assert.Equal(t, proctest.Containment(false), res.Cleanup.Tier)
 	assert.Equal(t, "exit", res.Cleanup.Trigger)
 	assert.GreaterOrEqual(t, res.Cleanup.Reaped, 1, "bash at least")
 	assert.True(t, res.Cleanup.Clean(), "stragglers: %v", res.Cleanup.Stragglers)
@@ -62,7 +64,7 @@ func TestRunExitCodes(t *testing.T) {
 		{"SIGKILL is 128+9", "kill -KILL $$", 137, "SIGKILL"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := Run(context.Background(), request(t, tc.command))
+			res, err := Run(context.Background(), newRequest(t, tc.command))
 			require.NoError(t, err, "a non-zero exit is a result, not an error")
 			assert.Equal(t, tc.code, res.ExitCode)
 			assert.Equal(t, tc.signal, res.Signal)
@@ -73,7 +75,7 @@ func TestRunExitCodes(t *testing.T) {
 
 func TestRunCwd(t *testing.T) {
 	dir := t.TempDir()
-	req := request(t, "pwd")
+	req := newRequest(t, "pwd")
 	req.Cwd = dir
 	res, err := Run(context.Background(), req)
 	require.NoError(t, err)
@@ -81,7 +83,7 @@ func TestRunCwd(t *testing.T) {
 	assert.Equal(t, dir+"\n", res.Stdout)
 
 	t.Run("relative", func(t *testing.T) {
-		req := request(t, "pwd")
+		req := newRequest(t, "pwd")
 		req.Cwd = "."
 		res, err := Run(context.Background(), req)
 		require.NoError(t, err)
@@ -93,7 +95,7 @@ func TestRunCwd(t *testing.T) {
 
 func TestRunEnv(t *testing.T) {
 	t.Run("non-nil replaces", func(t *testing.T) {
-		req := request(t, `echo "probe=$SHELLSUP_GOBINDING_PROBE foo=$FOO"`)
+		req := newRequest(t, `echo "probe=$SHELLSUP_GOBINDING_PROBE foo=$FOO"`)
 		t.Setenv("SHELLSUP_GOBINDING_PROBE", "from the harness")
 		req.Env = append(req.Env, "FOO=bar")
 		res, err := Run(context.Background(), req)
@@ -112,7 +114,7 @@ func TestRunEnv(t *testing.T) {
 }
 
 func TestRunBudgetTruncates(t *testing.T) {
-	req := request(t, `head -c 1000 /dev/zero | tr '\0' x`)
+	req := newRequest(t, `head -c 1000 /dev/zero | tr '\0' x`)
 	req.Budget = 100
 	res, err := Run(context.Background(), req)
 	require.NoError(t, err)
@@ -127,7 +129,7 @@ func TestRunBudgetTruncates(t *testing.T) {
 // once, and Run returns without waiting for them, because shellsup kills
 // them — where os/exec would wait for the pipe (WaitDelay) and leave them.
 func TestRunExitKillsBackgroundJobs(t *testing.T) {
-	req := request(t, `sleep 300 & setsid sleep 300 & echo done`)
+	req := newRequest(t, `sleep 300 & setsid sleep 300 & echo done`)
 	req.Grace = new(time.Second)
 	begin := time.Now()
 	res, err := Run(context.Background(), req)
@@ -142,7 +144,7 @@ func TestRunExitKillsBackgroundJobs(t *testing.T) {
 }
 
 func TestRunTimeout(t *testing.T) {
-	req := request(t, `setsid sleep 300 & sleep 300 & echo started; sleep 300`)
+	req := newRequest(t, `setsid sleep 300 & sleep 300 & echo started; sleep 300`)
 	req.Timeout = 300 * time.Millisecond
 	req.Grace = new(500 * time.Millisecond)
 	begin := time.Now()
@@ -164,7 +166,7 @@ func TestRunTimeout(t *testing.T) {
 // set and no error.
 func TestRunCancel(t *testing.T) {
 	const grace = time.Second
-	req := request(t, `setsid sleep 300 & sleep 300 & (trap '' TERM; echo ready; exec sleep 300) & wait`)
+	req := newRequest(t, `setsid sleep 300 & sleep 300 & (trap '' TERM; echo ready; exec sleep 300) & wait`)
 	req.Grace = new(grace)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -196,7 +198,7 @@ func TestRunContextDoneBeforeStart(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	sentinel := filepath.Join(t.TempDir(), "spawned")
-	req := request(t, "true")
+	req := newRequest(t, "true")
 	req.Binary = writeScript(t, "touch "+sentinel)
 	_, err := Run(ctx, req)
 	require.ErrorIs(t, err, context.Canceled)
@@ -211,7 +213,7 @@ func TestRunKillsASilentShellsup(t *testing.T) {
 
 	start := filepath.Join(t.TempDir(), "start.bin")
 	require.NoError(t, os.WriteFile(start, goldenWire(t, "start"), 0o644))
-	req := request(t, "true")
+	req := newRequest(t, "true")
 	req.Binary = writeScript(t, "cat "+start+"; exec sleep 300")
 	req.Grace = new(time.Duration(0))
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
@@ -235,7 +237,7 @@ func TestRunConcurrent(t *testing.T) {
 	outs := make([]string, 8)
 	reqs := make([]Request, 8)
 	for i := range reqs {
-		reqs[i] = request(t, `echo "$RUN"`)
+		reqs[i] = newRequest(t, `echo "$RUN"`)
 		reqs[i].Env = append(reqs[i].Env, "RUN="+strings.Repeat("r", i+1))
 	}
 	for i := range reqs {

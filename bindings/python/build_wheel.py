@@ -5,7 +5,8 @@
 
 writes dist/shellsup-<version>-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl
 (aarch64 likewise), the way ruff and uv ship theirs: the package's Python
-files plus shellsup/_bin/shellsup, mode 0755. Standard library only, no
+files plus shellsup/_bin/shellsup, mode 0755, the licence, and a `shellsup`
+console command that execs that binary. Standard library only, no
 network, no build isolation; the output is byte-for-byte reproducible
 (fixed timestamps, sorted entries).
 
@@ -27,6 +28,9 @@ import sys
 import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+VERSION_FILE = os.path.join(HERE, "..", "..", "VERSION")  # the one place the version is written
+LICENSE_FILE = os.path.join(HERE, "LICENSE")  # a link to the repository's LICENSE
+LICENSE = "Apache-2.0"
 PACKAGE_DIR = os.path.join(HERE, "src", "shellsup")
 NAME = "shellsup"
 BINARY_IN_WHEEL = f"{NAME}/_bin/shellsup"
@@ -40,11 +44,17 @@ PLATFORMS = {
 
 
 def read_version() -> str:
+    """The VERSION file's version, after checking that _version.py says the same."""
+    with open(VERSION_FILE, encoding="utf-8") as f:
+        version = f.read().strip()
     with open(os.path.join(PACKAGE_DIR, "_version.py"), encoding="utf-8") as f:
         match = re.search(r'^__version__ = "([^"]+)"$', f.read(), re.M)
     if not match:
         sys.exit("build_wheel: no __version__ in src/shellsup/_version.py")
-    return match.group(1)
+    if match.group(1) != version:
+        sys.exit(f"build_wheel: src/shellsup/_version.py says {match.group(1)!r} but VERSION says "
+                 f"{version!r}; make them equal")
+    return version
 
 
 def platform_tags(binary: bytes, path: str) -> tuple:
@@ -86,6 +96,8 @@ def metadata(version: str) -> bytes:
         f"Version: {version}\n"
         "Summary: Run one shell command and reliably kill and reap everything it started: "
         "a drop-in shell.run for kernel skills.\n"
+        f"License: {LICENSE}\n"
+        "License-File: LICENSE\n"
         "Classifier: Operating System :: POSIX :: Linux\n"
         "Classifier: Programming Language :: Python :: 3\n"
         "Requires-Python: >=3.8\n"
@@ -93,6 +105,11 @@ def metadata(version: str) -> bytes:
         "Description-Content-Type: text/markdown\n"
         "\n" + readme
     ).encode("utf-8")
+
+
+def entry_points() -> bytes:
+    """The shellsup console command: pip writes it to the environment's bin/."""
+    return b"[console_scripts]\nshellsup = shellsup.__main__:main\n"
 
 
 def wheel_file(tags: list) -> bytes:
@@ -115,9 +132,13 @@ def build(binary_path: str, out_dir: str) -> str:
     dist_info = f"{NAME}-{version}.dist-info"
     wheel_name = f"{NAME}-{version}-py3-none-{'.'.join(plats)}.whl"
 
+    with open(LICENSE_FILE, "rb") as f:
+        license_text = f.read()
     entries = package_files() + [(BINARY_IN_WHEEL, binary)]
     entries += [
+        (f"{dist_info}/LICENSE", license_text),
         (f"{dist_info}/METADATA", metadata(version)),
+        (f"{dist_info}/entry_points.txt", entry_points()),
         (f"{dist_info}/WHEEL", wheel_file(tags)),
         (f"{dist_info}/top_level.txt", f"{NAME}\n".encode()),
     ]

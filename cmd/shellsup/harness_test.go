@@ -5,11 +5,9 @@ package main
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/shellsup/shellsup/internal/proctest"
 	"github.com/shellsup/shellsup/protocol"
 	"github.com/shellsup/shellsup/reaper/reapertest"
 )
@@ -31,39 +30,14 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	if name := os.Getenv(helperVar); name != "" {
-		runHelper(name) // the test binary impersonating a helper program; never returns
-	}
-	os.Exit(testMain(m))
-}
-
-func testMain(m *testing.M) int {
-	if err := reapertest.BecomeSubreaper(); err != nil {
-		fmt.Fprintln(os.Stderr, "becoming a subreaper:", err)
-		return 1
-	}
-	dir, err := os.MkdirTemp("", "shellsup-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	shellsupBin = filepath.Join(dir, "shellsup")
-	seamsBin = filepath.Join(dir, "shellsup-seams")
-	cleanHome = filepath.Join(dir, "home")
-	if err := os.Mkdir(cleanHome, 0o755); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	for _, b := range []struct{ out, tags string }{{shellsupBin, ""}, {seamsBin, "testseams"}} {
-		cmd := exec.Command("go", "build", "-tags", b.tags, "-o", b.out, ".")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "building %s: %v\n%s", b.out, err, out)
-			return 1
-		}
-	}
-	return m.Run()
+	proctest.Main(m, proctest.Config{
+		Helpers: helpers,
+		Builds: []proctest.Build{
+			{Pkg: "./cmd/shellsup", Out: &shellsupBin},
+			{Pkg: "./cmd/shellsup", Tags: "testseams", Out: &seamsBin},
+		},
+		Home: &cleanHome,
+	})
 }
 
 // baseEnv is the environment every shellsup under test gets: the test's

@@ -16,49 +16,27 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/shellsup/shellsup/internal/proctest"
 	"github.com/shellsup/shellsup/protocol"
 )
 
 // The test binary doubles as the helper programs below (os/exec's own
-// tests do the same): run with SHELLSUP_TEST_HELPER=name, it acts as that
-// helper instead of running tests. Every helper exits by itself after
-// helperLifetime, so a failing test cannot leak it for long.
-const (
-	helperVar      = "SHELLSUP_TEST_HELPER"
-	helperLifetime = 60 * time.Second
-)
+// tests do the same): started through helpers.Shell or helpers.Command, it
+// acts as that helper instead of running tests. Every helper exits by
+// itself after proctest.Lifetime, so a failing test cannot leak it for
+// long; a helper no test starts fails the full run.
+var helpers = proctest.NewHelpers("SHELLSUP_TEST_HELPER")
 
-var helpers = map[string]func(args []string){
-	"zombies":           helperZombies,
-	"thread-fork":       helperThreadFork,
-	"subreaper-orphans": helperSubreaperOrphans,
-	"exec-shellsup":     helperExecShellsup,
-	"parent":            helperParent,
-}
-
-func runHelper(name string) {
-	time.AfterFunc(helperLifetime, func() { os.Exit(3) })
-	h, ok := helpers[name]
-	if !ok {
-		fmt.Fprintf(os.Stderr, "unknown helper %q\n", name)
-		os.Exit(2)
+func init() {
+	for name, main := range map[string]func(args []string){
+		"zombies":           helperZombies,
+		"thread-fork":       helperThreadFork,
+		"subreaper-orphans": helperSubreaperOrphans,
+		"exec-shellsup":     helperExecShellsup,
+		"parent":            helperParent,
+	} {
+		helpers.Register(name, func(args []string) int { main(args); return 0 })
 	}
-	h(os.Args[1:])
-	os.Exit(0)
-}
-
-// helperCommand is the shell text that runs helper name (inside a
-// shellsup command).
-func helperCommand(name string, args ...string) string {
-	exe, err := os.Executable()
-	if err != nil {
-		panic(err)
-	}
-	q := []string{helperVar + "=" + name, strconv.Quote(exe)}
-	for _, a := range args {
-		q = append(q, strconv.Quote(a))
-	}
-	return strings.Join(q, " ")
 }
 
 func fail(format string, a ...any) {
@@ -74,9 +52,9 @@ func helperZombies(args []string) {
 			fail("start: %v", err)
 		}
 	}
-	waitState("/bin/true children to become zombies", func() bool { return countChildren('Z') == 20 })
+	waitState("/bin/true children to become zombies", func() bool { return len(proctest.Children(os.Getpid(), 'Z')) == 20 })
 	ready()
-	time.Sleep(helperLifetime)
+	time.Sleep(proctest.Lifetime)
 }
 
 // helperThreadFork forks `sleep 300` from a thread that is not the
@@ -112,7 +90,7 @@ func helperThreadFork(args []string) {
 		}
 	}
 	ready()
-	time.Sleep(helperLifetime)
+	time.Sleep(proctest.Lifetime)
 }
 
 // helperSubreaperOrphans sets its own subreaper bit, adopts an orphaned
@@ -126,7 +104,7 @@ func helperSubreaperOrphans(args []string) {
 		fail("sh: %v", err)
 	}
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(out)))
-	waitState("the orphan to be adopted", func() bool { return ppidOf(pid) == os.Getpid() })
+	waitState("the orphan to be adopted", func() bool { return proctest.PPid(pid) == os.Getpid() })
 	ready()
 }
 
@@ -177,7 +155,7 @@ func helperParent(args []string) {
 		}
 	}
 	_ = stdin // held open until this process is killed
-	time.Sleep(helperLifetime)
+	time.Sleep(proctest.Lifetime)
 }
 
 // ready tells whoever started the helper that it is set up: it creates the
@@ -192,43 +170,9 @@ func ready() {
 
 // waitState polls cond for up to 10 s.
 func waitState(what string, cond func() bool) {
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
-		if cond() {
-			return
-		}
+	if !proctest.Await(10*time.Second, cond) {
+		fail("timed out waiting for %s", what)
 	}
-	fail("timed out waiting for %s", what)
-}
-
-func ppidOf(pid int) int {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return -1
-	}
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-	ppid, _ := strconv.Atoi(f[1])
-	return ppid
-}
-
-// countChildren counts this process's children in the given state.
-func countChildren(state byte) int {
-	n := 0
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil {
-			continue
-		}
-		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-		if len(f) > 1 && f[1] == strconv.Itoa(os.Getpid()) && f[0][0] == state {
-			n++
-		}
-	}
-	return n
 }
 
 // readLine reads one line from r with a deadline.

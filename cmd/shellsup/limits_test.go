@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
+	"github.com/shellsup/shellsup/internal/proctest"
 	"github.com/shellsup/shellsup/protocol"
 	"github.com/shellsup/shellsup/reaper/reapertest"
 )
@@ -46,14 +47,15 @@ func TestExecRefusedByKernel(t *testing.T) {
 
 	tok := reapertest.NewToken()
 	env := []string{tok.Env(), "HOME=" + cleanHome, "PATH=" + os.Getenv("PATH")}
-	argv := []string{shellsupBin, "--frames", "--", "true"}
+	bin := proctest.Unwrapped(shellsupBin)
+	argv := []string{bin, "--frames", "--", "true"}
 	// Pad the environment until shellsup's own exec sits 1000 bytes under
 	// the limit; bash's, with PWD=dir added, is then ~2800 bytes over.
-	for i := 0; execSize(shellsupBin, argv, env) < limit-1000; i++ {
-		room := limit - 1000 - execSize(shellsupBin, argv, env) - 8 - len("PADxxxx=") - 1
+	for i := 0; execSize(bin, argv, env) < limit-1000; i++ {
+		room := limit - 1000 - execSize(bin, argv, env) - 8 - len("PADxxxx=") - 1
 		env = append(env, fmt.Sprintf("PAD%04d=%s", i, strings.Repeat("p", max(0, min(room, 100<<10)))))
 	}
-	cmd := exec.Command(shellsupBin, argv[1:]...)
+	cmd := exec.Command(bin, argv[1:]...)
 	cmd.Env = env
 	cmd.Dir = dir
 	raw, err := cmd.Output()

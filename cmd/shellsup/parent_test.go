@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/shellsup/shellsup/internal/proctest"
 	"github.com/shellsup/shellsup/protocol"
 	"github.com/shellsup/shellsup/reaper/reapertest"
 )
@@ -85,8 +86,8 @@ func TestParentClosesStdout(t *testing.T) {
 // within a couple of seconds.
 func TestParentKilled(t *testing.T) {
 	tok := reapertest.NewToken()
-	parent := exec.Command(os.Args[0], "--frames", "--", busyCommand)
-	parent.Env = append(baseEnv(tok), helperVar+"=parent", "SHELLSUP_TEST_BIN="+shellsupBin)
+	parent := helpers.Command("parent", "--frames", "--", busyCommand)
+	parent.Env = append(baseEnv(tok), helpers.Env("parent"), "SHELLSUP_TEST_BIN="+shellsupBin)
 	out, err := parent.StdoutPipe()
 	require.NoError(t, err)
 	require.NoError(t, parent.Start())
@@ -98,15 +99,11 @@ func TestParentKilled(t *testing.T) {
 
 	require.NoError(t, parent.Process.Kill())
 	_ = parent.Wait() // killed: the status says so
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
+	proctest.Await(5*time.Second, func() bool {
 		reapertest.ReapOrphans() // shellsup itself, reparented to the test when the harness died
-		if len(reapertest.Find(tok)) == 0 {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	reapertest.Check(t, tok)
+		return len(reapertest.Find(tok)) == 0
+	})
+	reapertest.Check(t, tok) // fails the test, with the list, if the deadline passed
 	_, err = os.Stat("/proc/" + strconv.Itoa(pid))
 	assert.True(t, os.IsNotExist(err), "shellsup %d is still there", pid)
 }

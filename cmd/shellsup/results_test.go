@@ -18,6 +18,7 @@ import (
 
 	"github.com/shellsup/shellsup/protocol"
 	"github.com/shellsup/shellsup/reaper/reapertest"
+	"github.com/shellsup/shellsup/request"
 )
 
 func TestExitCodes(t *testing.T) {
@@ -65,7 +66,7 @@ func TestStartFrame(t *testing.T) {
 	assert.Equal(t, dir, r.start.Cwd)
 	assert.Equal(t, 7.5, r.start.Timeout)
 	assert.Equal(t, 1000, r.start.Budget)
-	assert.Equal(t, "subreaper", r.start.Containment)
+	assert.Equal(t, defaultContainment(), r.start.Containment)
 	assert.Equal(t, "pwd; echo $PWD", r.start.Command)
 	assert.NotZero(t, r.start.ChildPid)
 	assert.Equal(t, dir+"\n"+dir+"\n", tot.Stdout)
@@ -91,7 +92,9 @@ func TestTermIgnorerKilledAtGrace(t *testing.T) {
 	assert.True(t, tot.TimedOut)
 	ms := time.Duration(tot.Cleanup.Ms) * time.Millisecond
 	assert.GreaterOrEqual(t, ms, 1500*time.Millisecond, "killed before the grace ended")
-	assert.Less(t, ms, 1500*time.Millisecond+2*time.Second, "not killed at the grace")
+	// The documented bound: grace + the 3 s kill budget (a loaded 2-CPU
+	// machine can take seconds to schedule the kill of a tree).
+	assert.Less(t, ms, 1500*time.Millisecond+3*time.Second, "not killed within grace + kill budget")
 	assert.GreaterOrEqual(t, tot.Cleanup.Killed, 1)
 	assert.Equal(t, "SIGKILL", *tot.Signal)
 }
@@ -300,8 +303,8 @@ func TestNoControlChannelOnDevNull(t *testing.T) {
 }
 
 func TestCommandAtTheArgumentLimit(t *testing.T) {
-	command := ": " + strings.Repeat("x", protocol.MaxCommandBytes-len(": ; echo ok")) + "; echo ok"
-	require.Len(t, command, protocol.MaxCommandBytes)
+	command := ": " + strings.Repeat("x", request.MaxCommandBytes-len(": ; echo ok")) + "; echo ok"
+	require.Len(t, command, request.MaxCommandBytes)
 	r := runShellsup(t, opts{command: command})
 	tot := requireTotals(t, r)
 	assert.Equal(t, "ok\n", tot.Stdout)

@@ -29,8 +29,8 @@ func shapes(t *testing.T) []shape {
 	require.NoError(t, os.WriteFile(chain, []byte("#!/bin/bash\nif [ \"$1\" -gt 0 ]; then \"$0\" $(( $1 - 1 )); exit $?; fi\necho ready\nexec sleep 300\n"), 0o755))
 	return []shape{
 		{name: "background job holding stdout", setup: "sleep 300 &", min: 1},
-		{name: "subshell", setup: "(sleep 300; true) &", min: 2},
-		{name: "pipeline", setup: "sleep 300 | cat &", min: 2},
+		{name: "subshell", setup: "(sleep 300; true) & while ! pgrep -s 0 -x sleep >/dev/null; do sleep 0.01; done", min: 2},
+		{name: "pipeline", setup: "sleep 300 | cat & until pgrep -s 0 -x sleep >/dev/null && pgrep -s 0 -x cat >/dev/null; do sleep 0.01; done", min: 2},
 		{name: "setsid", setup: "setsid sleep 300 &", min: 1},
 		{name: "double fork on dev null", setup: "( (setsid sleep 300 </dev/null >/dev/null 2>&1 &) & )", min: 1},
 		{name: "nohup and disown", setup: "nohup sleep 300 >/dev/null 2>&1 & disown", min: 1},
@@ -39,9 +39,9 @@ func shapes(t *testing.T) []shape {
 		{name: "set -m jobs in other process groups", setup: "set -m; sleep 300 & sleep 300 & set +m", min: 2},
 		{name: "50-level chain", setup: chain + " 50 & while ! pgrep -s 0 -x sleep >/dev/null; do sleep 0.01; done", slow: true, min: 51},
 		{name: "300 wide", setup: "for i in $(seq 300); do sleep 300 & done", slow: true, min: 300},
-		{name: "zombie maker", setup: inBackground(helperCommand("zombies"), filepath.Join(dir, "zombies")), min: 1},
-		{name: "fork from a non-leader thread", setup: inBackground(helperCommand("thread-fork"), filepath.Join(dir, "thread-fork")), min: 2},
-		{name: "nested subreaper dies leaving orphans", setup: helperCommand("subreaper-orphans"), min: 1},
+		{name: "zombie maker", setup: inBackground(helpers.Shell("zombies"), filepath.Join(dir, "zombies")), min: 1},
+		{name: "fork from a non-leader thread", setup: inBackground(helpers.Shell("thread-fork"), filepath.Join(dir, "thread-fork")), min: 2},
+		{name: "nested subreaper dies leaving orphans", setup: helpers.Shell("subreaper-orphans"), min: 1},
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/shellsup/shellsup/internal/proctest"
+	"github.com/shellsup/shellsup/protocol"
 	"github.com/shellsup/shellsup/reaper/reapertest"
 )
 
@@ -49,8 +52,14 @@ while ! grep -q FROZEN %[1]s/freezer.state; do sleep 0.01; done; echo ready`, di
 	tot := r.totals
 	assert.Contains(t, tot.Stdout, "ready")
 	assert.Equal(t, 125, r.exit, "a straggler is a containment failure")
-	require.Len(t, tot.Cleanup.Stragglers, 1, "%+v", tot.Cleanup)
-	st := tot.Cleanup.Stragglers[0]
+	stragglers := tot.Cleanup.Stragglers
+	if proctest.Tier() == "pidns" {
+		// The namespace's init cannot finish dying while a process of
+		// its namespace is in D state: it is reported too.
+		stragglers = slices.DeleteFunc(slices.Clone(stragglers), func(s protocol.Straggler) bool { return s.Comm == "shellsup-init" })
+	}
+	require.Len(t, stragglers, 1, "%+v", tot.Cleanup)
+	st := stragglers[0]
 	assert.Equal(t, "sleep", st.Comm)
 	assert.Equal(t, "D", st.State)
 	assert.True(t, strings.Contains(st.Reason, "D state"), st.Reason)

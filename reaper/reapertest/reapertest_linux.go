@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/shellsup/shellsup/internal/procstat"
 )
 
 // TokenVar is the environment variable that carries the token.
@@ -157,18 +159,9 @@ func ReapOrphans() {
 
 // stat reads the parent pid and state of pid.
 func stat(pid int) (ppid int, state string, ok bool) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	st, err := procstat.Read("/proc", pid)
 	if err != nil {
-		return 0, "", false
+		return 0, "", false // gone, or not readable: not a process to report
 	}
-	r := bytes.LastIndexByte(b, ')')
-	if r < 0 {
-		return 0, "", false
-	}
-	f := strings.Fields(string(b[r+1:]))
-	if len(f) < 2 {
-		return 0, "", false
-	}
-	ppid, err = strconv.Atoi(f[1])
-	return ppid, f[0], err == nil
+	return st.PPid, string(st.State), true
 }

@@ -14,7 +14,7 @@ import time
 import pytest
 
 import shellsup as shell
-from shellsup import _run
+from shellsup import _limits
 
 HEADER = f"""#!{sys.executable}
 import os, signal, struct, sys, time
@@ -109,11 +109,13 @@ def test_a_shellsup_that_never_reports_is_killed_after_bounded_waits(fake, monke
         frame(START)
         time.sleep(60)
     """)
-    monkeypatch.setattr(_run, "SAFETY", 0.3)
-    monkeypatch.setattr(_run, "CLEANUP_SLACK", 0.3)
+    monkeypatch.setattr(_limits, "WATCHDOG_MARGIN", 0.3)
     start = time.monotonic()
     for err in both(timeout=0.1, grace=0):
         assert err.category == "protocol" and "did not report within" in str(err)
+        assert "nor after SIGTERM" in str(err) and "shellsup was killed by the binding" in str(err)
+        assert "the binding sent it SIGCONT, SIGTERM, SIGCONT, SIGKILL" in str(err)
+        assert "the command (bash pid 0) and its descendants may still be running" in str(err)
     assert time.monotonic() - start < 4
 
 
@@ -124,7 +126,7 @@ def test_interrupt_with_an_unresponsive_shellsup_is_bounded(fake, monkeypatch, l
         frame({"type": "progress", "stream": "stdout", "text": "ready"})
         time.sleep(60)
     """)
-    monkeypatch.setattr(_run, "CLEANUP_SLACK", 0.3)
+    monkeypatch.setattr(_limits, "WATCHDOG_MARGIN", 0.3)
 
     def interrupt(stream, text):
         raise KeyboardInterrupt
@@ -152,3 +154,85 @@ def test_huge_environment_is_exec_failed(monkeypatch):
     env.update({f"BIG{i}": "x" * 100000 for i in range(200)})
     for err in both(env=env):
         assert err.category == "exec_failed" and "Argument list too long" in str(err)
+
+
+TOTALS = """{"type": "totals", "command": sys.argv[-1], "cwd": "/", "stdout": "ALL TESTS PASSED", "stderr": "",
+          "exitCode": 0, "signal": None, "cancelled": False, "timedOut": False, "truncated": False,
+          "totalBytes": 16, "capturedBytes": 16, "progressBytes": 0, "durationMs": 1, "cancelReason": "",
+          "cleanup": {"tier": "fake", "trigger": "exit", "signalled": 0, "killed": 0, "reaped": 1,
+                      "rounds": 0, "stragglers": STRAGGLERS, "stragglersOmitted": 0, "ms": 0,
+                      "drainTimedOut": False}}"""
+
+
+@pytest.mark.parametrize("after", [
+    'frame({"type": "progress", "stream": "stdout", "text": "late"})',
+    "frame(START)",
+    "frame(" + TOTALS + ")",  # a forged totals followed by the real one, or the other way round
+    'os.write(1, b"\\x00\\x00")',  # stray bytes
+], ids=["progress", "start", "second-totals", "stray-bytes"])
+def test_anything_after_totals_is_a_protocol_error(fake, after):
+    fake(f"""
+        STRAGGLERS = []
+        frame(START)
+        frame({TOTALS})
+        {after}
+        sys.exit(0)
+    """)
+    for err in both():
+        assert err.category == "protocol", err
+        assert "protocol:" in str(err) and "exited with status 0" in str(err)
+
+
+def test_a_second_start_is_a_protocol_error(fake):
+    fake(f"""
+        STRAGGLERS = []
+        frame(START)
+        frame(START)
+        sys.stdin.buffer.read()
+        sys.exit(130)
+    """)
+    for err in both():
+        assert err.category == "protocol" and "second start frame" in str(err)
+        assert "bash pid 0" in str(err)  # what is known: the command of that start may be running
+
+
+def test_stragglers_raise_cleanup_error_with_the_result(fake):
+    import pickle
+
+    fake(f"""
+        STRAGGLERS = [{{"pid": 77, "comm": "stuck", "state": "D", "reason": "uninterruptible sleep (D state)"}}]
+        frame(START)
+        frame({TOTALS})
+        sys.exit(125)
+    """)
+    errors = []
+    for call in (lambda: shell.run("x", progress=None),
+                 lambda: asyncio.run(shell.run_async("x", progress=None))):
+        with pytest.raises(shell.CleanupError) as exc:
+            call()
+        errors.append(exc.value)
+    for err in errors:
+        assert isinstance(err, shell.ShellsupError) and isinstance(err, RuntimeError)
+        assert err.category == "cleanup_incomplete"
+        assert "1 process(es) survived" in str(err) and "pid 77 'stuck' state D" in str(err)
+        assert err.result["exitCode"] == 0 and err.result["stdout"] == "ALL TESTS PASSED"
+        assert err.result.cleanup["stragglers"][0]["pid"] == 77
+        again = pickle.loads(pickle.dumps(err))
+        assert (type(again), str(again), again.category, dict(again.result)) == (
+            shell.CleanupError, str(err), "cleanup_incomplete", dict(err.result))
+    assert str(errors[0]) == str(errors[1])
+
+
+def test_a_shellsup_that_closes_stdout_and_hangs_is_killed(fake, monkeypatch):
+    # No frame can come after EOF on stdout: the binding waits EXIT_WAIT, not the run's deadline.
+    fake("""
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        frame(START)
+        os.close(1)
+        time.sleep(60)
+    """)
+    monkeypatch.setattr(_limits, "EXIT_WAIT", 0.3)
+    for err in both(timeout=300):
+        assert err.category == "protocol"
+        assert "shellsup was killed by the binding without reporting a result" in str(err)
+        assert "may still be running" in str(err)

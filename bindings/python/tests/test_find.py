@@ -76,3 +76,46 @@ def test_a_wrong_shellsup_bin_is_an_error_not_a_fallback(places, monkeypatch, tm
 
 def test_bundled_path_is_inside_the_package():
     assert _find.BUNDLED == os.path.join(os.path.dirname(shellsup.__file__), "_bin", "shellsup")
+
+
+def _console_script(directory, python="/usr/bin/python3"):
+    """A copy of the console command pip writes for this package."""
+    directory.mkdir(exist_ok=True)
+    script = directory / "shellsup"
+    script.write_text(f"#!{python}\n# -*- coding: utf-8 -*-\nimport re\nimport sys\n"
+                      "from shellsup.__main__ import main\nif __name__ == '__main__':\n    sys.exit(main())\n")
+    script.chmod(0o755)
+    return script
+
+
+def test_path_skips_the_console_command(places, monkeypatch, tmp_path):
+    script = _console_script(tmp_path / "venv-bin")
+    monkeypatch.setenv("PATH", os.pathsep.join([str(script.parent), os.path.dirname(places["path"])]))
+    assert shellsup.find_binary() == places["path"]
+
+
+def test_only_the_console_command_on_path_is_not_found(places, monkeypatch, tmp_path):
+    script = _console_script(tmp_path / "venv-bin")
+    monkeypatch.setenv("PATH", str(script.parent))
+    with pytest.raises(shellsup.ShellsupError) as exc:
+        shellsup.find_binary()
+    assert f"{script} (skipped: the Python console command, not the binary)" in exc.value.places
+
+
+def test_another_script_on_path_is_used(places, monkeypatch, tmp_path):
+    # A wrapper script of the user's own is a binary as far as lookup goes.
+    d = tmp_path / "wrapper"
+    d.mkdir()
+    wrapper = d / "shellsup"
+    wrapper.write_text(f"#!/bin/sh\nexec {places['path']} \"$@\"\n")
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("PATH", str(d))
+    assert shellsup.find_binary() == str(wrapper)
+
+
+def test_places_lists_one_entry_per_place(places, tmp_path):
+    with pytest.raises(shellsup.ShellsupError) as exc:
+        shellsup.find_binary()
+    assert exc.value.places == ["$SHELLSUP_BIN (not set)",
+                                f"{tmp_path / 'no-bundle' / 'shellsup'} (bundled in the package)",
+                                f"shellsup on $PATH ({str(tmp_path / 'empty-path')!r})"]

@@ -1,4 +1,4 @@
-"""The shell skill's four hardening tests (seed-shell-tools.md §1.10), ported, plus hostile rows.
+"""The shell skill's four hardening tests (from the skill's own test suite), ported, plus hostile rows.
 
 Like the skill's tests, which called the host handler with an AbortSignal,
 the cancellation races drive the internal runner (shellsup._run.Run) to

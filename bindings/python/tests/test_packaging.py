@@ -22,6 +22,8 @@ import pytest
 import shellsup
 
 HERE = Path(__file__).resolve().parents[1]  # bindings/python
+ROOT = HERE.parents[1]  # the repository
+LICENSE = ROOT / "LICENSE"
 WHEEL_NAME = f"shellsup-{shellsup.__version__}-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"
 
 PROBE = """
@@ -29,6 +31,14 @@ import json, os, shellsup
 result = shellsup.run("printf from-venv", progress=None)
 print(json.dumps({"file": shellsup.__file__, "binary": shellsup.find_binary(), "stdout": result["stdout"],
                   "exitCode": result["exitCode"]}))
+"""
+
+
+LICENSE_PROBE = """
+import importlib.metadata as m
+d = m.distribution("shellsup")
+print(d.metadata["License"])
+print("\\n".join(p.name for p in d.files if p.name.startswith("LICENSE")))
 """
 
 
@@ -84,7 +94,8 @@ def test_wheel_layout(wheel, shellsup_bin):
         names = zf.namelist()
         dist_info = f"shellsup-{shellsup.__version__}.dist-info"
         assert {"shellsup/__init__.py", "shellsup/_bin/shellsup", "shellsup/py.typed",
-                f"{dist_info}/METADATA", f"{dist_info}/WHEEL", f"{dist_info}/RECORD"} <= set(names)
+                f"{dist_info}/METADATA", f"{dist_info}/WHEEL", f"{dist_info}/RECORD",
+                f"{dist_info}/LICENSE", f"{dist_info}/entry_points.txt"} <= set(names)
         assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
         binary = zf.getinfo("shellsup/_bin/shellsup")
         assert (binary.external_attr >> 16) & 0o777 == 0o755
@@ -96,6 +107,10 @@ def test_wheel_layout(wheel, shellsup_bin):
         metadata = zf.read(f"{dist_info}/METADATA").decode()
         assert "Requires-Dist: msgpack>=1.0" in metadata
         assert f"Version: {shellsup.__version__}" in metadata
+        assert "License: Apache-2.0\n" in metadata and "License-File: LICENSE\n" in metadata
+        assert zf.read(f"{dist_info}/LICENSE") == LICENSE.read_bytes()
+        assert zf.read(f"{dist_info}/entry_points.txt").decode() == (
+            "[console_scripts]\nshellsup = shellsup.__main__:main\n")
         rows = list(csv.reader(io.StringIO(zf.read(f"{dist_info}/RECORD").decode())))
         assert sorted(r[0] for r in rows) == sorted(names)
         for path, digest, size in rows:
@@ -130,7 +145,19 @@ def test_wheel_installs_into_a_fresh_venv_and_uses_the_bundled_binary(wheel, tmp
     assert (got["stdout"], got["exitCode"]) == ("from-venv", 0)
     version = subprocess.run([str(python), "-m", "shellsup", "--version"], cwd=tmp_path, env=_clean_env(),
                              capture_output=True, text=True, timeout=30)
-    assert version.returncode == 0 and version.stdout.startswith("shellsup ")
+    assert version.returncode == 0 and version.stdout.startswith(f"shellsup {shellsup.__version__} ")
+    # The console command on the venv's PATH runs the bundled binary.
+    home = tmp_path / "home"
+    home.mkdir()
+    hi = subprocess.run([str(tmp_path / "venv" / "bin" / "shellsup"), "--", "echo hi"], cwd=tmp_path,
+                        env=_clean_env(PATH="/usr/bin:/bin", HOME=str(home)), capture_output=True, text=True,
+                        timeout=60)
+    assert (hi.returncode, hi.stdout) == (0, "hi\n"), hi.stderr
+    assert hi.stderr.startswith("shellsup: exit 0 in ")
+    # The licence is in the installed metadata.
+    meta = subprocess.run([str(python), "-c", LICENSE_PROBE], cwd=tmp_path, env=_clean_env(),
+                          capture_output=True, text=True, timeout=30)
+    assert meta.stdout.splitlines() == ["Apache-2.0", "LICENSE"], meta.stderr
 
 
 def test_source_install_finds_the_binary_on_path(shellsup_bin, tmp_path):
@@ -148,7 +175,94 @@ def test_source_install_finds_the_binary_on_path(shellsup_bin, tmp_path):
     bindir = tmp_path / "bin"
     bindir.mkdir()
     (bindir / "shellsup").symlink_to(shellsup_bin)
-    got = _probe(python, cwd=tmp_path, PATH=f"{bindir}:/usr/bin:/bin")
+    venv_bin = tmp_path / "venv" / "bin"
+    got = _probe(python, cwd=tmp_path, PATH=f"{venv_bin}:{bindir}:/usr/bin:/bin")
     assert got["file"].startswith(str(tmp_path / "venv"))
-    assert got["binary"] == str(bindir / "shellsup")
+    assert got["binary"] == str(bindir / "shellsup")  # the console command in venv/bin is skipped
     assert (got["stdout"], got["exitCode"]) == ("from-venv", 0)
+    # The console command finds the binary on PATH, past itself.
+    version = subprocess.run([str(venv_bin / "shellsup"), "--version"], cwd=tmp_path,
+                             env=_clean_env(PATH=f"{venv_bin}:{bindir}:/usr/bin:/bin"),
+                             capture_output=True, text=True, timeout=30)
+    assert version.returncode == 0 and version.stdout.startswith(f"shellsup {shellsup.__version__} "), version.stderr
+    meta = subprocess.run([str(python), "-c", LICENSE_PROBE], cwd=tmp_path, env=_clean_env(),
+                          capture_output=True, text=True, timeout=30)
+    assert meta.stdout.splitlines() == ["Apache-2.0", "LICENSE"], meta.stderr
+
+
+def _readme_recipe():
+    """The offline recipe's lines, from the README block after the offline-recipe marker."""
+    text = (HERE / "README.md").read_text(encoding="utf-8")
+    block = text.split("<!-- offline-recipe -->", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    return [line.strip() for line in block.splitlines() if line.strip()]
+
+
+def test_the_readme_offline_recipe_works(shellsup_bin, tmp_path):
+    # A stand-in for the repository root: bindings/python (the LICENSE link resolved) and bin/shellsup.
+    root = tmp_path / "repo"
+    shutil.copytree(HERE, root / "bindings" / "python", ignore=shutil.ignore_patterns(
+        "__pycache__", "*.egg-info", "build", "dist", "_bin", ".pytest_cache", "tests"))
+    (root / "bin").mkdir()
+    (root / "bin" / "shellsup").symlink_to(shellsup_bin)
+    home = tmp_path / "home"
+    home.mkdir()
+    lines = _readme_recipe()
+    assert lines[0].startswith("python3 -m venv "), lines
+    # "python3" is the Python with setuptools, wheel and msgpack: this one.
+    script = "set -e\n" + "\n".join(lines).replace("python3 -m venv", f"{sys.executable} -m venv", 1)
+    done = subprocess.run(["bash", "-c", script], cwd=root, env=_clean_env(HOME=str(home), PATH="/usr/bin:/bin"),
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.endswith("hi\n"), done.stdout
+    assert "shellsup: exit 0 in " in done.stderr
+    assert not (root / "bindings" / "python" / "src" / "shellsup" / "_bin").exists()
+
+
+def test_the_version_has_one_source(shellsup_bin):
+    version = (ROOT / "VERSION").read_text(encoding="utf-8").strip()
+    assert shellsup.__version__ == version
+    out = subprocess.run([shellsup_bin, "--version"], capture_output=True, text=True, timeout=30)
+    assert out.stdout.startswith(f"shellsup {version} ("), out
+
+
+def test_wheel_refuses_a_version_mismatch(shellsup_bin, tmp_path):
+    root = tmp_path / "repo"
+    shutil.copytree(HERE, root / "bindings" / "python", ignore=shutil.ignore_patterns(
+        "__pycache__", "*.egg-info", "build", "dist", "_bin", ".pytest_cache", "tests"))
+    (root / "VERSION").write_text("9.9.9\n")
+    done = subprocess.run([sys.executable, str(root / "bindings" / "python" / "build_wheel.py"), "--binary",
+                           shellsup_bin, "--out", str(tmp_path / "dist")], capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0
+    assert f"_version.py says '{shellsup.__version__}' but VERSION says '9.9.9'" in done.stderr
+
+
+def _package_copy(tmp_path):
+    """A copy of the source package without any bundled binary; returns its sys.path entry."""
+    src = tmp_path / "src"
+    shutil.copytree(HERE / "src" / "shellsup", src / "shellsup",
+                    ignore=shutil.ignore_patterns("__pycache__", "_bin"))
+    return src
+
+
+def test_python_m_shellsup_without_a_binary_lists_the_places(tmp_path):
+    # The package without a bundled binary, no SHELLSUP_BIN, an empty PATH.
+    src = _package_copy(tmp_path)
+    env = _clean_env(PYTHONPATH=str(src), PATH=str(tmp_path / "empty"))
+    done = subprocess.run([sys.executable, "-m", "shellsup", "--version"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=30)
+    assert done.returncode == 127
+    assert done.stdout == ""
+    lines = done.stderr.splitlines()
+    assert lines[0] == "shellsup: no shellsup binary found; looked at:"
+    assert lines[1:4] == ["  $SHELLSUP_BIN (not set)",
+                          f"  {src / 'shellsup' / '_bin' / 'shellsup'} (bundled in the package)",
+                          f"  shellsup on $PATH ({str(tmp_path / 'empty')!r})"]
+    assert "Traceback" not in done.stderr
+
+
+def test_python_m_shellsup_with_a_wrong_shellsup_bin(tmp_path):
+    env = _clean_env(PYTHONPATH=str(_package_copy(tmp_path)), SHELLSUP_BIN=str(tmp_path / "nope"))
+    done = subprocess.run([sys.executable, "-m", "shellsup"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=30)
+    assert done.returncode == 127
+    assert done.stderr.splitlines()[1] == f"  $SHELLSUP_BIN={str(tmp_path / 'nope')!r} (does not exist)"

@@ -22,7 +22,16 @@ ROWS = [
     ("timeout-inf", dict(timeout=math.inf), f"{TIMEOUT_RANGE} (got inf)"),
     ("timeout-true", dict(timeout=True), "timeout must be a number of seconds greater than 0 and at most 600 (got True of type bool)"),
     ("timeout-str", dict(timeout="120"), 'timeout must be a number of seconds greater than 0 and at most 600 (got "120" of type str)'),
-    ("timeout-none", dict(timeout=None), "(got None of type NoneType)"),
+    ("timeout-10**400", dict(timeout=10**400), f"{TIMEOUT_RANGE} (got 1000000000000000000000000000000000000000...(401 digits))"),
+    ("timeout--10**400", dict(timeout=-10**400), f"{TIMEOUT_RANGE} (got -100000000000000000000000000000000000000...(402 digits))"),
+    ("timeout-str-5", dict(timeout="5"), '(got "5" of type str)'),
+    ("timeout-list", dict(timeout=[5]), "(got [5] of type list)"),
+    ("timeout-complex", dict(timeout=1j), "(got 1j of type complex)"),
+    ("grace-10**400", dict(grace=10**400), "grace must be at least 0 and at most 60 seconds (got 1000000000000000000000000000000000000000...(401 digits))"),
+    ("grace-true", dict(grace=True), "(got True of type bool)"),
+    ("grace-str", dict(grace="1"), '(got "1" of type str)'),
+    ("budget-10**400", dict(budget=10**400), "budget must be at least 52 and at most 524288 bytes (got 1000000000000000000000000000000000000000...(401 digits))"),
+    ("budget-str", dict(budget="65536"), '(got "65536" of type str)'),
     ("command-empty", dict(command=""), 'command must be a non-empty string (got "")'),
     ("command-none", dict(command=None), "command must be a non-empty string (got None of type NoneType)"),
     ("command-bytes", dict(command=b"echo"), "command must be a non-empty string (got b'echo' of type bytes)"),
@@ -130,3 +139,22 @@ def test_numpy_like_float_subclass_is_passed_as_a_plain_number():
 
     result = shell.run("true", timeout=Seconds(5.5), progress=None)
     assert result["exitCode"] == 0
+
+
+def test_none_means_the_default():
+    from shellsup import _limits, _validate
+
+    req = _validate.request("true", None, None, None, None, None)
+    assert (req.timeout, req.budget, req.grace_seconds) == (120, 65536, 2.0)
+    assert (_limits.DEFAULT_TIMEOUT, _limits.DEFAULT_BUDGET, _limits.DEFAULT_GRACE) == (120, 65536, 2)
+    assert "--timeout" in req.argv("shellsup") and req.argv("shellsup")[req.argv("shellsup").index("--timeout") + 1] == "120"
+
+
+def test_timeout_none_runs_with_the_default():
+    result = shell.run("printf ok", timeout=None, budget=None, grace=None, progress=None)
+    assert result["stdout"] == "ok" and result["timedOut"] is False
+
+
+def test_timeout_none_runs_with_the_default_async():
+    result = asyncio.run(shell.run_async("printf ok", timeout=None, progress=None))
+    assert result["stdout"] == "ok"

@@ -16,7 +16,7 @@ variant; cancelling its task cancels the run.
 
 Guarantee: when ``run`` or ``run_async`` returns or raises after shellsup
 started, shellsup has reported the end of its cleanup, or the binding has
-given up after a bounded wait (and says so on the exception). Not a goal:
+given up after bounded waits (and says so on the exception). Not a goal:
 sandboxing. The command runs with this process's permissions, and work
 handed to daemons (``systemd-run``, an existing ``tmux`` server, ``at``) is
 not a descendant and is not stopped.
@@ -28,8 +28,9 @@ import sys
 from typing import Any, Awaitable, Callable, Mapping, Optional, Union
 
 from ._async import AsyncRun
-from ._errors import ShellsupError
+from ._errors import CleanupError, ShellsupError
 from ._find import find_binary
+from ._limits import DEFAULT_BUDGET, DEFAULT_TIMEOUT
 from ._result import RESULT_KEYS, SkillResult
 from ._run import Run
 from ._validate import check_progress, request
@@ -37,6 +38,7 @@ from ._version import __version__
 
 __all__ = [
     "RESULT_KEYS",
+    "CleanupError",
     "ShellsupError",
     "SkillResult",
     "__version__",
@@ -61,12 +63,15 @@ def print_progress(stream: str, text: str) -> None:
 def run(
     command: str,
     cwd: Optional[str] = None,
-    timeout: Union[int, float] = 120,
+    timeout: Optional[Union[int, float]] = DEFAULT_TIMEOUT,
     *,
     progress: Progress = print_progress,
     env: Optional[Mapping[str, str]] = None,
-    budget: int = 65536,
+    budget: Optional[int] = DEFAULT_BUDGET,
     grace: Optional[Union[int, float]] = None,
+    max_procs: Optional[int] = None,
+    max_memory: Optional[Union[int, str]] = None,
+    pidns: bool = False,
 ) -> SkillResult:
     """Run ``/bin/bash -lc command`` under shellsup and return its SkillResult.
 
@@ -74,8 +79,9 @@ def run(
         (the kernel's per-argument limit, 128 KiB with the NUL).
     cwd: working directory; None means the current one. Relative paths are
         resolved against the current directory; symbolic links are kept.
-    timeout: seconds, an int or float, greater than 0 and at most 600. When
-        it fires, the result has ``timedOut`` True.
+    timeout: seconds, an int or float, greater than 0 and at most 600; None
+        means the default, 120. When it fires, the result has ``timedOut``
+        True.
     progress: called as ``progress(stream, text)`` with each captured text
         as it arrives (``stream`` is ``"stdout"`` or ``"stderr"``). The
         default writes it to sys.stdout/sys.stderr; None turns it off. If it
@@ -83,17 +89,31 @@ def run(
         propagates.
     env: None inherits ``os.environ``; a mapping *replaces* the environment
         entirely (as in subprocess), for shellsup and the command alike.
-    budget: capture budget in bytes, shared by stdout and stderr (52 to 524288).
+    budget: capture budget in bytes, shared by stdout and stderr (52 to
+        524288); None means the default, 65536.
     grace: seconds between SIGTERM and SIGKILL at cleanup (0 to 60); None
         means shellsup's default, 2.
+    max_procs: at most this many processes and threads at once (pids.max);
+        None means no limit.
+    max_memory: memory cap with no swap (memory.max), in bytes or as "64M"
+        (powers of 1024), at least 4 MiB; None means no limit. A limit that
+        the host cannot enforce raises ShellsupError with category
+        ``"containment_unavailable"``: it is never dropped silently.
+    pidns: True runs the command under an init of its own PID namespace
+        (shellsup --pidns): if shellsup dies for any reason, the kernel kills
+        every process of the command. Where the namespaces cannot be made,
+        ShellsupError with category "containment_unavailable".
 
     Non-zero exits, timeouts and cancellations are results. Raises
-    ShellsupError for a run that cannot happen (``category`` says why); the
-    arguments are checked before anything is spawned. On KeyboardInterrupt
+    ShellsupError for a run that cannot happen or whose end shellsup did not
+    report (``category`` says why); the arguments are checked before
+    anything is spawned. Raises CleanupError (a ShellsupError, category
+    ``"cleanup_incomplete"``, the result on ``.result``) when the cleanup
+    left processes alive. On KeyboardInterrupt
     the run is cancelled, its cleanup awaited (bounded), and the interrupt
     re-raised.
     """
-    req = request(command, cwd, timeout, budget, grace, env)
+    req = request(command, cwd, timeout, budget, grace, env, max_procs, max_memory, pidns)
     progress = check_progress(progress)
     runner = Run(req, find_binary(), progress)
     runner.start()
@@ -103,20 +123,25 @@ def run(
 async def run_async(
     command: str,
     cwd: Optional[str] = None,
-    timeout: Union[int, float] = 120,
+    timeout: Optional[Union[int, float]] = DEFAULT_TIMEOUT,
     *,
     progress: Union[Progress, Callable[[str, str], Awaitable[Any]]] = print_progress,
     env: Optional[Mapping[str, str]] = None,
-    budget: int = 65536,
+    budget: Optional[int] = DEFAULT_BUDGET,
     grace: Optional[Union[int, float]] = None,
+    max_procs: Optional[int] = None,
+    max_memory: Optional[Union[int, str]] = None,
+    pidns: bool = False,
 ) -> SkillResult:
     """The asyncio variant of run(), with the same parameters and result.
 
-    Cancelling the awaiting task sends shellsup a cancel, waits for its
-    cleanup (bounded by grace + 10 s), and re-raises CancelledError. Several
-    runs may proceed concurrently in one event loop. progress may also be a
-    coroutine function; it is awaited before the next frame is read.
+    Cancelling the awaiting task — as often as it happens, including
+    ``asyncio.run`` cancelling every task at shutdown — sends shellsup a
+    cancel, waits for its cleanup (bounded), and re-raises CancelledError.
+    Several runs may proceed concurrently in one event loop. progress may
+    also be a coroutine function; it is awaited before the next frame is
+    taken.
     """
-    req = request(command, cwd, timeout, budget, grace, env)
+    req = request(command, cwd, timeout, budget, grace, env, max_procs, max_memory, pidns)
     progress = check_progress(progress)
     return await AsyncRun(req, find_binary(), progress).wait()

@@ -1,203 +1,216 @@
 """Driving one shellsup process from an asyncio event loop (run_async()).
 
-A pump task reads frames until shellsup has reported and exited; the
-caller's task awaits it through asyncio.shield, so cancelling the caller
-does not cut the conversation short: the caller sends a cancel frame, keeps
-awaiting the pump (bounded), and then re-raises CancelledError.
+An I/O loop over the core (``_core.Core``), run in the caller's own task:
+shellsup's stdout and stderr are read by loop readers (add_reader), its exit
+is seen through its pidfd, and the loop sleeps until the next output or the
+core's deadline. A CancelledError — the task cancelled, ``asyncio.wait_for``
+running out, Ctrl-C under ``asyncio.run``, or ``asyncio.run`` cancelling
+every task at shutdown, as often as it comes — goes to the core like any
+other interruption: shellsup is told to cancel, the loop goes on until
+shellsup has reported (bounded by the core's deadlines), and then the first
+CancelledError is re-raised.
+
+If the loop is closed with the run in flight, or the task is destroyed, the
+binding closes its end of the control pipe: shellsup sees EOF, cleans up,
+and exits by itself.
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
-from typing import Any, Callable, Optional
+import os
+import time
+from collections import deque
+from typing import Any, Callable, Deque, Dict, Optional, Tuple
 
-from . import _frames, _run
-from ._errors import EXEC_FAILED, PROTOCOL, ShellsupError
+from . import _core
+from ._errors import ShellsupError
+from ._process import READ_SIZE, Shellsup
 from ._result import SkillResult
-from ._session import Session, add_note, unconfirmed
 from ._validate import Request
+
+POLL = 0.05  # seconds between exit checks once shellsup's pipes are closed
+HIGH_WATER = 64  # reads queued before the pipes are paused
 
 
 class AsyncRun:
     """One shellsup process in frames mode, driven by the running event loop."""
 
     def __init__(self, request: Request, binary: str, deliver: Optional[Callable[[str, str], Any]]) -> None:
-        self._request = request
-        self._binary = binary
+        self._core = _core.Core(request, binary)
         self._deliver = deliver
-        self._session = Session()
-        self._stderr = bytearray()
-        self._proc: Optional[asyncio.subprocess.Process] = None
-        self._cancel_sent = False
-        self._pending: Optional[BaseException] = None
-        self._killed = False
-        self._spawning = False  # the pump has begun spawning shellsup
-        self._cancel_requested = False  # cancel() came before shellsup existed
-        self._finished = False  # shellsup has exited and been waited for
-        self._timer: Optional[asyncio.TimerHandle] = None
+        self._proc: Optional[Shellsup] = None
+        self._inbox: Deque[Tuple[str, bytes]] = deque()
+        self._open = {"stdout", "stderr"}
+        self._fds: Dict[int, str] = {}  # shellsup's stdout and stderr
+        self._wake: Optional[asyncio.Future] = None
+        self._exited = False  # the pidfd said shellsup exited
+        self._paused = False
 
     async def wait(self) -> SkillResult:
-        """Spawn shellsup and await the run; on cancellation, cancel it, await cleanup, re-raise."""
-        pump = asyncio.ensure_future(self._pump())
-        cancelled: Optional[BaseException] = None
-        while not pump.done():
-            try:
-                await asyncio.shield(pump)
-            except asyncio.CancelledError as exc:
-                if cancelled is None:
-                    cancelled = exc
-                if not self._spawning:
-                    pump.cancel()  # not begun: nothing is spawned
-                else:
-                    self.cancel()  # the pump's watchdog bounds the wait
-            except BaseException:
-                break  # the pump's own failure: raised by pump.result() below
-        if cancelled is not None:
-            if self._proc is not None and not self._session.done:
-                add_note(cancelled, "shellsup: " + unconfirmed(self._how(), self._stderr))
-            raise cancelled
-        return pump.result()
-
-    def cancel(self) -> None:
-        """Ask shellsup to cancel the run; only the first call counts."""
-        if self._cancel_sent or self._finished:
-            return
-        if self._proc is None:
-            self._cancel_requested = True  # sent as soon as shellsup is spawned
-            return
-        self._cancel_sent = True
-        self._arm(self._request.grace_seconds + _run.CLEANUP_SLACK, self._kill)
-        stdin = self._proc.stdin
-        if stdin is not None and not stdin.is_closing():
-            try:
-                stdin.write(_frames.CANCEL)
-            except (OSError, RuntimeError):
-                pass  # shellsup is already gone: its exit ends the wait
-
-    async def _spawn(self) -> None:
-        self._spawning = True
+        """Spawn shellsup and drive the run; on cancellation, cancel it, await cleanup, re-raise."""
+        loop = asyncio.get_running_loop()
+        proc = self._proc = Shellsup(self._core)
         try:
-            self._proc = await asyncio.create_subprocess_exec(
-                *self._request.argv(self._binary),
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                env=self._request.env,
-            )
-        except OSError as exc:
-            raise ShellsupError(f"cannot execute shellsup {self._binary!r}: {exc}", EXEC_FAILED) from exc
-        request = self._request
-        self._arm(request.timeout + request.grace_seconds + _run.SAFETY, self._overran)
-        if self._cancel_requested:
-            self.cancel()
-
-    # -- the pump -------------------------------------------------------------
-
-    async def _pump(self) -> SkillResult:
-        await self._spawn()
-        proc = self._proc
-        assert proc is not None and proc.stdout is not None and proc.stderr is not None
-        stderr_task = asyncio.ensure_future(self._read_stderr())
-        try:
-            await self._read_frames(proc.stdout)
-            self._close_stdin()
-            self._arm(_run.EXIT_WAIT, self._kill)
-            await proc.wait()
-            await stderr_task
+            self._core.spawned(time.monotonic())
+            self._apply()
+            self._connect(loop, proc)
+            while not self._finished():
+                await self._step(loop)
+        except GeneratorExit:
+            proc.close_stdin()  # the task is being destroyed: shellsup cleans up on EOF
+            raise
         finally:
-            self._finished = True
-            if self._timer is not None:
-                self._timer.cancel()
-            if not stderr_task.done():
-                stderr_task.cancel()
-        return self._outcome()
+            self._disconnect(loop, proc)
+        return self._core.outcome()
 
-    async def _read_frames(self, stdout: asyncio.StreamReader) -> None:
-        """Read frames until totals/error or EOF; exceptions stop delivery, not reading."""
-        parsing = True
+    # -- setting up and tearing down --------------------------------------------
+
+    def _connect(self, loop: asyncio.AbstractEventLoop, proc: Shellsup) -> None:
+        self._fds = {proc.stdout_fd: "stdout", proc.stderr_fd: "stderr"}
+        for fd in self._fds:
+            os.set_blocking(fd, False)
+            loop.add_reader(fd, self._readable, fd)
+        if proc.pidfd is not None:
+            loop.add_reader(proc.pidfd, self._on_exit, loop, proc.pidfd)
+
+    def _disconnect(self, loop: asyncio.AbstractEventLoop, proc: Shellsup) -> None:
+        if not loop.is_closed():
+            for fd in self._watched(proc):
+                loop.remove_reader(fd)
+        proc.close()
+
+    def _watched(self, proc: Shellsup) -> list:
+        fds = [fd for fd, name in self._fds.items() if name in self._open]
+        if proc.pidfd is not None and not self._exited:
+            fds.append(proc.pidfd)
+        return fds
+
+    def _on_exit(self, loop: asyncio.AbstractEventLoop, pidfd: int) -> None:
+        loop.remove_reader(pidfd)
+        self._exited = True
+        self._wakeup()
+
+    # -- the loop ----------------------------------------------------------------
+
+    def _finished(self) -> bool:
+        proc = self._proc
+        assert proc is not None
+        if proc.stopped_reading:
+            if proc.poll() is not None:
+                self._core.exited(proc.proc.returncode)  # type: ignore[arg-type]
+            return True
+        if self._open or self._inbox:
+            return False
+        code = proc.poll()
+        if code is None:
+            return False
+        self._core.exited(code)
+        return True
+
+    async def _step(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Take what arrived, deliver progress, then sleep until more arrives or the deadline."""
+        try:
+            self._take_inbox()
+            await self._deliver_chunks()
+            now = time.monotonic()
+            remaining = self._core.deadline - now
+            if remaining <= 0:
+                self._core.deadline_passed(now, self._proc.is_stopped())  # type: ignore[union-attr]
+                self._apply()
+                return
+            if self._inbox:
+                return
+            if not self._open:
+                # Waiting for the exit alone: poll too, as a pidfd's wakeup can
+                # come just before the exit status is there to collect.
+                remaining = min(remaining, POLL)
+            await self._sleep(loop, remaining)
+        except asyncio.CancelledError as exc:
+            self._interrupted(exc)
+        except (Exception, KeyboardInterrupt) as exc:
+            self._core.fail(exc, time.monotonic())
+            self._apply()
+
+    def _take_inbox(self) -> None:
+        while self._inbox:
+            name, data = self._inbox.popleft()
+            if not data:
+                self._open.discard(name)
+                if name == "stdout":
+                    self._core.stdout_closed(time.monotonic())
+            elif name == "stderr":
+                self._core.stderr(data)
+            else:
+                self._core.stdout(data)
+        if self._paused:
+            self._paused = False
+            loop = asyncio.get_running_loop()
+            for fd, name in self._fds.items():
+                if name in self._open:
+                    loop.add_reader(fd, self._readable, fd)
+
+    async def _deliver_chunks(self) -> None:
         while True:
             try:
-                header = await stdout.readexactly(_frames.HEADER_SIZE)
-                body = await stdout.readexactly(_frames.body_size(header))
-                chunk = self._session.handle(_frames.decode_body(body))
-                if chunk is not None and self._deliver is not None:
-                    returned = self._deliver(*chunk)
-                    if inspect.isawaitable(returned):
-                        await returned
-                if self._session.done:
-                    return
-            except asyncio.IncompleteReadError as exc:
-                if exc.partial and parsing:
-                    self._remember(ShellsupError("protocol: truncated frame from shellsup", PROTOCOL))
+                chunk = self._core.next_chunk(time.monotonic())
+            except ShellsupError as exc:  # a frame out of turn
+                self._core.fail(exc, time.monotonic())
+                chunk = None
+            self._apply()
+            if chunk is None:
                 return
-            except asyncio.CancelledError:
-                raise  # the pump itself is never cancelled but by the loop's shutdown
-            except BaseException as exc:  # a progress callback's error, protocol
-                self._remember(exc)
-                self._deliver = None
-                if isinstance(exc, ShellsupError) and exc.category == PROTOCOL:
-                    parsing = False
-                    break
-                self.cancel()
-        # The frames no longer make sense: EOF on the control channel makes
-        # shellsup cancel; drain its stdout until it exits.
-        self._close_stdin()
-        self._arm(self._request.grace_seconds + _run.CLEANUP_SLACK, self._kill)
-        while await stdout.read(1 << 16):
-            pass
+            if self._deliver is None:
+                continue
+            try:
+                returned = self._deliver(*chunk)
+                if inspect.isawaitable(returned):
+                    await returned
+            except asyncio.CancelledError as exc:
+                self._interrupted(exc)
+            except (Exception, KeyboardInterrupt) as exc:
+                self._core.fail(exc, time.monotonic())
+                self._apply()
 
-    async def _read_stderr(self) -> None:
-        assert self._proc is not None and self._proc.stderr is not None
-        while True:
-            data = await self._proc.stderr.read(1 << 16)
-            if not data:
-                return
-            self._stderr += data
-            del self._stderr[:-_run.STDERR_TAIL]
-
-    # -- helpers ----------------------------------------------------------------
-
-    def _arm(self, delay: float, action: Callable[[], None]) -> None:
-        """Replace the single watchdog: call action after delay seconds unless disarmed."""
-        if self._timer is not None:
-            self._timer.cancel()
-        self._timer = asyncio.get_running_loop().call_later(delay, action)
-
-    def _overran(self) -> None:
-        self._remember(ShellsupError(
-            f"protocol: shellsup did not report within {self._request.timeout} s timeout "
-            f"+ {self._request.grace_seconds} s grace + {_run.SAFETY} s",
-            PROTOCOL,
-        ))
-        self.cancel()
-
-    def _kill(self) -> None:
-        self._killed = True
+    async def _sleep(self, loop: asyncio.AbstractEventLoop, seconds: float) -> None:
+        wake = self._wake = loop.create_future()
+        timer = loop.call_later(seconds, self._wakeup)
         try:
-            self._proc.kill()  # type: ignore[union-attr]
-        except ProcessLookupError:
-            pass  # already exited
-        self._arm(_run.EXIT_WAIT, self._give_up)
+            await wake
+        finally:
+            timer.cancel()
+            self._wake = None
 
-    def _give_up(self) -> None:
-        """shellsup was killed and its pipes are still open (something else holds them): stop reading."""
-        for reader in (self._proc.stdout, self._proc.stderr):  # type: ignore[union-attr]
-            if reader is not None:
-                reader.feed_eof()
+    # -- callbacks from the loop ----------------------------------------------------
 
-    def _close_stdin(self) -> None:
-        stdin = self._proc.stdin if self._proc is not None else None
-        if stdin is not None and not stdin.is_closing():
-            stdin.close()
+    def _readable(self, fd: int) -> None:
+        try:
+            data = os.read(fd, READ_SIZE)
+        except BlockingIOError:
+            return
+        name = self._fds[fd]
+        if not data:
+            asyncio.get_running_loop().remove_reader(fd)
+        self._inbox.append((name, data))
+        if len(self._inbox) >= HIGH_WATER and not self._paused:
+            self._paused = True  # resumed once the driver has taken the inbox
+            for other in self._fds:
+                if self._fds[other] in self._open and (self._fds[other], b"") not in self._inbox:
+                    asyncio.get_running_loop().remove_reader(other)
+        self._wakeup()
 
-    def _remember(self, exc: BaseException) -> None:
-        if self._pending is None:
-            self._pending = exc
+    def _wakeup(self) -> None:
+        if self._wake is not None and not self._wake.done():
+            self._wake.set_result(None)
 
-    def _outcome(self) -> SkillResult:
-        return self._session.outcome(self._pending, self._how(), self._stderr)
+    # -- helpers ----------------------------------------------------------------------
 
-    def _how(self) -> str:
-        code = self._proc.returncode if self._proc is not None else None
-        return "was killed by the binding" if self._killed else f"exited with status {code}"
+    def _interrupted(self, exc: BaseException) -> None:
+        """A CancelledError: cancel the run, keep going until shellsup has cleaned up."""
+        self._core.fail(exc, time.monotonic())
+        self._apply()
+
+    def _apply(self) -> None:
+        if self._proc is not None:  # before the spawn, actions wait in the core
+            self._proc.apply(self._core.take())

@@ -1,4 +1,4 @@
-"""The frames of shellsup's wire protocol (SPEC section 3).
+"""The frames of shellsup's wire protocol (the README's "Frames mode").
 
 A frame is a 4-byte big-endian length N (1 <= N <= 1 MiB) followed by N bytes
 holding one msgpack map with string keys and a string ``type``. The length

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Iterator, Mapping, Optional
 
-# The 13 keys of SPEC section 6, in the shell skill's order.
+# The 13 keys of the shell skill's result, in its order (the README's "The result").
 RESULT_KEYS = (
     "command",
     "cwd",

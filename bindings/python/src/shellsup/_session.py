@@ -55,31 +55,6 @@ class Session:
         return None
 
 
-    def outcome(self, pending: Optional[BaseException], how: str, stderr: bytes) -> SkillResult:
-        """The run's result, or the exception it ends in.
-
-        pending is an exception raised while the run was in flight (a
-        KeyboardInterrupt, a progress callback's error); it wins, with a note
-        if shellsup never confirmed its cleanup. how says how shellsup ended
-        ("exited with status 1"), stderr is what it printed.
-        """
-        if pending is not None:
-            if not self.done:
-                add_note(pending, "shellsup: " + unconfirmed(how, stderr))
-            raise pending
-        if self.error is not None:
-            raise self.error
-        if self.result is not None:
-            return self.result
-        raise ShellsupError("protocol: " + unconfirmed(how, stderr), PROTOCOL)
-
-
-def unconfirmed(how: str, stderr: bytes) -> str:
-    """Says that shellsup ended without a result, with the tail of its stderr."""
-    tail = bytes(stderr).decode("utf-8", "replace").strip()
-    return f"shellsup {how} without reporting a result; its stderr: {tail[-1000:]!r}"
-
-
 def add_note(exc: BaseException, note: str) -> None:
     """Attach note to exc where the interpreter supports notes (3.11+)."""
     add = getattr(exc, "add_note", None)

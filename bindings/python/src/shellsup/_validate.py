@@ -12,29 +12,24 @@ from collections import abc
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Union
 
+from . import _limits
 from ._errors import VALIDATION, ShellsupError
+from ._limits import (
+    ARG_LIMIT,
+    DEFAULT_BUDGET,
+    DEFAULT_GRACE,
+    DEFAULT_TIMEOUT,
+    MAX_BUDGET,
+    MAX_COMMAND_BYTES,
+    MAX_GRACE,
+    MAX_TIMEOUT,
+    MIN_BUDGET,
+    MIN_GRACE,
+    budget_fits,
+    marker,
+)
 
-MAX_TIMEOUT = 600  # seconds
-MAX_GRACE = 60  # seconds
-MAX_BUDGET = 512 * 1024  # bytes; totals carries the whole capture in one 1 MiB frame
-# MAX_ARG_STRLEN: the kernel passes at most 131072 bytes, NUL included, in one argument.
-ARG_LIMIT = 131072
-MAX_COMMAND_BYTES = ARG_LIMIT - 1
-
-
-
-def marker(budget: int) -> str:
-    """The text that ends a truncated capture (SPEC section 4)."""
-    return f"\n... output truncated at {budget}-byte capture limit ...\n"
-
-
-def _fits(budget: int) -> bool:
-    """Whether budget holds its own marker plus one byte of text."""
-    return budget >= len(marker(budget).encode()) + 1
-
-
-# The smallest budget that fits (52: the marker for 52 is 51 bytes).
-MIN_BUDGET = next(b for b in range(1, 1000) if _fits(b))
+__all__ = ["Request", "request", "check_progress", "invalid", "quote", "marker"]
 
 
 @dataclass(frozen=True)
@@ -47,6 +42,9 @@ class Request:
     budget: int
     grace: Optional[Union[int, float]]
     env: Optional[Dict[Union[str, bytes], Union[str, bytes]]]
+    max_procs: Optional[int] = None  # --max-procs
+    max_memory: Optional[int] = None  # --max-memory, bytes
+    pidns: bool = False
 
     def argv(self, binary: str) -> List[str]:
         """shellsup's command line in frames mode."""
@@ -54,12 +52,18 @@ class Request:
                 "--budget", str(self.budget)]
         if self.grace is not None:
             args += ["--grace", _number(self.grace)]
+        if self.max_procs is not None:
+            args += ["--max-procs", str(self.max_procs)]
+        if self.max_memory is not None:
+            args += ["--max-memory", str(self.max_memory)]
+        if self.pidns:
+            args.append("--pidns")
         return args + ["--", self.command]
 
     @property
     def grace_seconds(self) -> float:
-        """The grace shellsup will use (its default is 2 s)."""
-        return 2.0 if self.grace is None else float(self.grace)
+        """The grace shellsup will use (its default when None)."""
+        return float(DEFAULT_GRACE if self.grace is None else self.grace)
 
 
 def _number(x: Union[int, float]) -> str:
@@ -86,8 +90,18 @@ def _is_number(x: Any) -> bool:
 
 
 def _shown(x: Any) -> str:
-    """A number as the caller wrote it: 0, -1, 601, 0.5, nan, inf."""
-    return repr(float(x)) if isinstance(x, float) else str(int(x))
+    """A number as the caller wrote it: 0, -1, 601, 0.5, nan, inf; a huge int is clipped."""
+    s = repr(float(x)) if isinstance(x, float) else str(int(x))
+    return s if len(s) <= 80 else f"{s[:40]}...({len(s)} digits)"
+
+
+def _in_range(x: Union[int, float], low: Union[int, float], high: Union[int, float], low_open: bool) -> bool:
+    """low < x <= high (low_open) or low <= x <= high, exactly: an int too large
+    for a float is compared as an int, never converted, and NaN is outside."""
+    if isinstance(x, float) and math.isnan(x):
+        return False
+    above = x > low if low_open else x >= low
+    return above and x <= high
 
 
 def check_command(command: Any) -> str:
@@ -109,12 +123,14 @@ def check_command(command: Any) -> str:
 
 
 def check_timeout(timeout: Any) -> Union[int, float]:
+    if timeout is None:
+        return DEFAULT_TIMEOUT
     if not _is_number(timeout):
         raise invalid(
             f"timeout must be a number of seconds greater than 0 and at most {MAX_TIMEOUT} "
             f"(got {quote(timeout)} of type {type(timeout).__name__})"
         )
-    if math.isnan(timeout) or not 0 < timeout <= MAX_TIMEOUT:
+    if not _in_range(timeout, 0, MAX_TIMEOUT, low_open=True):
         raise invalid(f"timeout must be greater than 0 and at most {MAX_TIMEOUT} seconds (got {_shown(timeout)})")
     return timeout
 
@@ -124,22 +140,24 @@ def check_grace(grace: Any) -> Optional[Union[int, float]]:
         return None
     if not _is_number(grace):
         raise invalid(
-            f"grace must be a number of seconds at least 0 and at most {MAX_GRACE} "
+            f"grace must be a number of seconds at least {MIN_GRACE} and at most {MAX_GRACE} "
             f"(got {quote(grace)} of type {type(grace).__name__})"
         )
-    if math.isnan(grace) or not 0 <= grace <= MAX_GRACE:
-        raise invalid(f"grace must be at least 0 and at most {MAX_GRACE} seconds (got {_shown(grace)})")
+    if not _in_range(grace, MIN_GRACE, MAX_GRACE, low_open=False):
+        raise invalid(f"grace must be at least {MIN_GRACE} and at most {MAX_GRACE} seconds (got {_shown(grace)})")
     return grace
 
 
 def check_budget(budget: Any) -> int:
+    if budget is None:
+        return DEFAULT_BUDGET
     if not isinstance(budget, int) or isinstance(budget, bool):
         raise invalid(
             f"budget must be a whole number of bytes, at least {MIN_BUDGET} and at most {MAX_BUDGET} "
             f"(got {quote(budget)} of type {type(budget).__name__})"
         )
-    if not (_fits(budget) and budget <= MAX_BUDGET):
-        raise invalid(f"budget must be at least {MIN_BUDGET} and at most {MAX_BUDGET} bytes (got {budget})")
+    if not (MIN_BUDGET <= budget <= MAX_BUDGET and budget_fits(budget)):
+        raise invalid(f"budget must be at least {MIN_BUDGET} and at most {MAX_BUDGET} bytes (got {_shown(budget)})")
     return budget
 
 
@@ -194,7 +212,14 @@ def check_progress(progress: Any) -> Optional[Callable[[str, str], Any]]:
     return progress
 
 
-def request(command: Any, cwd: Any, timeout: Any, budget: Any, grace: Any, env: Any) -> Request:
+def check_pidns(pidns: Any) -> bool:
+    if not isinstance(pidns, bool):
+        raise invalid(f"pidns must be True or False (got {quote(pidns)} of type {type(pidns).__name__})")
+    return pidns
+
+
+def request(command: Any, cwd: Any, timeout: Any, budget: Any, grace: Any, env: Any,
+            max_procs: Any = None, max_memory: Any = None, pidns: Any = False) -> Request:
     """Check every argument, in the order of run()'s signature."""
     return Request(
         command=check_command(command),
@@ -203,4 +228,43 @@ def request(command: Any, cwd: Any, timeout: Any, budget: Any, grace: Any, env: 
         budget=check_budget(budget),
         grace=check_grace(grace),
         env=check_env(env),
+        max_procs=check_max_procs(max_procs),
+        max_memory=check_max_memory(max_memory),
+        pidns=check_pidns(pidns),
     )
+
+
+MIN_PROCS, MAX_PROCS, MIN_MEMORY = _limits.MIN_PROCS, _limits.MAX_PROCS, _limits.MIN_MEMORY
+_SUFFIX = {"": 0, "K": 10, "M": 20, "G": 30, "T": 40}
+
+
+def check_max_procs(max_procs: Any) -> Optional[int]:
+    if max_procs is None:
+        return None
+    if not isinstance(max_procs, int) or isinstance(max_procs, bool) or not MIN_PROCS <= max_procs <= MAX_PROCS:
+        raise invalid(f"max_procs must be None or a whole number of processes, at least {MIN_PROCS} and at most {MAX_PROCS} "
+                      f"(got {quote(max_procs)})")
+    return max_procs
+
+
+def check_max_memory(max_memory: Any) -> Optional[int]:
+    """None, a number of bytes, or a string such as "64M" (powers of 1024)."""
+    if max_memory is None:
+        return None
+    value = None
+    if isinstance(max_memory, int) and not isinstance(max_memory, bool):
+        value = max_memory
+    elif isinstance(max_memory, str):
+        text = max_memory.strip().upper()
+        for tail in ("IB", "B"):
+            if text.endswith(tail):
+                text = text[: -len(tail)]
+                break
+        unit = text[-1:] if text[-1:] in _SUFFIX else ""
+        digits = text[: len(text) - len(unit)]
+        if digits.isdigit():
+            value = int(digits) << _SUFFIX[unit]
+    if value is None or value < MIN_MEMORY:
+        raise invalid(f"max_memory must be None or at least {MIN_MEMORY} bytes: a number of bytes or a string "
+                      f"with a K, M, G or T suffix (powers of 1024), e.g. \"64M\" (got {quote(max_memory)})")
+    return value

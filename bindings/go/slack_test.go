@@ -1,0 +1,30 @@
+package shellsup
+
+import (
+	"encoding/json"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestSlackEqualsLimitsFile compares the binding's slack with
+// testdata/limits.json, which the Python binding's tests compare with its
+// own: both bindings wait the same.
+func TestSlackEqualsLimitsFile(t *testing.T) {
+	raw, err := os.ReadFile("../../testdata/limits.json")
+	require.NoError(t, err)
+	var f struct {
+		Slack struct {
+			WatchdogMarginSeconds float64 `json:"watchdogMarginSeconds"`
+			ExitWaitSeconds       float64 `json:"exitWaitSeconds"`
+			StderrKeptBytes       int     `json:"stderrKeptBytes"`
+		} `json:"bindingSlack"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &f))
+	assert.Equal(t, time.Duration(f.Slack.WatchdogMarginSeconds*float64(time.Second)), watchdogSlack, "watchdog margin")
+	assert.Equal(t, time.Duration(f.Slack.ExitWaitSeconds*float64(time.Second)), exitWait, "exit wait")
+	assert.Equal(t, f.Slack.StderrKeptBytes, stderrKeep, "stderr kept")
+}

@@ -1,0 +1,127 @@
+"""The shellsup child process, as every driver handles it.
+
+Spawned with subprocess.Popen in both drivers: nothing here kills shellsup
+behind the binding's back (asyncio's subprocess transport SIGKILLs its
+child when it is closed or collected, which would leave the command's tree
+running). If the binding's process dies or drops its end of the control
+pipe, shellsup sees EOF and cleans up by itself.
+
+Signals go through a pidfd where the interpreter has one (Python 3.9+),
+so they can never reach a process that reused shellsup's pid.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+from typing import List, Optional
+
+from . import _core, _frames
+from ._validate import Request
+
+READ_SIZE = 1 << 18
+
+
+class Shellsup:
+    """One spawned shellsup: its pipes, its pidfd, signals and exit status."""
+
+    def __init__(self, core: "_core.Core") -> None:
+        request: Request = core.request
+        try:
+            self.proc = subprocess.Popen(
+                core.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=request.env,
+                bufsize=0,
+            )
+        except OSError as exc:
+            raise core.spawn_failed(exc) from exc
+        self.pidfd: Optional[int] = None
+        if hasattr(os, "pidfd_open"):
+            try:
+                self.pidfd = os.pidfd_open(self.proc.pid)  # not reaped yet: it is ours
+            except OSError:
+                self.pidfd = None  # an old kernel: fall back to polling
+        self.stopped_reading = False
+
+    @property
+    def stdout_fd(self) -> int:
+        assert self.proc.stdout is not None
+        return self.proc.stdout.fileno()
+
+    @property
+    def stderr_fd(self) -> int:
+        assert self.proc.stderr is not None
+        return self.proc.stderr.fileno()
+
+    def apply(self, actions: List[str]) -> None:
+        """Carry out the core's actions, in order."""
+        for action in actions:
+            if action == _core.WRITE_CANCEL:
+                self._write_cancel()
+            elif action == _core.CLOSE_STDIN:
+                self.close_stdin()
+            elif action == _core.STOP_READING:
+                self.stopped_reading = True
+            else:
+                self.signal(_core.SIGNALS[action])
+
+    def _write_cancel(self) -> None:
+        stdin = self.proc.stdin
+        if stdin is None or stdin.closed:
+            return
+        try:
+            # 15 bytes into a pipe nothing else writes to: never blocks.
+            os.write(stdin.fileno(), _frames.CANCEL)
+        except OSError:
+            pass  # shellsup is already gone: its exit ends the wait
+
+    def close_stdin(self) -> None:
+        stdin = self.proc.stdin
+        if stdin is not None and not stdin.closed:
+            try:
+                stdin.close()
+            except OSError:
+                pass  # nothing is buffered (bufsize=0); a close error changes nothing
+
+    def signal(self, sig: int) -> None:
+        """Send sig to shellsup unless it has been reaped."""
+        if self.proc.returncode is not None:
+            return
+        try:
+            if self.pidfd is not None:
+                signal.pidfd_send_signal(self.pidfd, sig)
+            else:
+                self.proc.send_signal(sig)
+        except ProcessLookupError:
+            pass  # exited, not yet reaped
+
+    def poll(self) -> Optional[int]:
+        """shellsup's exit status if it has exited (it is then reaped), else None."""
+        return self.proc.poll()
+
+    def is_stopped(self) -> bool:
+        """Whether shellsup is in the stopped state (SIGSTOP, or a terminal's Ctrl-Z)."""
+        if self.proc.returncode is not None:
+            return False
+        try:
+            with open(f"/proc/{self.proc.pid}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            return False
+        # pid (comm) state ...: comm may hold spaces and parentheses; the last ")" ends it.
+        fields = stat[stat.rfind(b")") + 2:].split()
+        return bool(fields) and fields[0] in (b"T", b"t")
+
+    def close(self) -> None:
+        """Close every fd the binding holds; a shellsup still running is left to exit alone."""
+        self.close_stdin()
+        for pipe in (self.proc.stdout, self.proc.stderr):
+            if pipe is not None:
+                pipe.close()
+        if self.pidfd is not None:
+            os.close(self.pidfd)
+            self.pidfd = None

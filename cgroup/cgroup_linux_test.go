@@ -1,0 +1,182 @@
+package cgroup
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// realHost is this machine's cgroups; tests that need a writable cgroup2
+// skip elsewhere.
+func realHost(t *testing.T) Host {
+	t.Helper()
+	h, err := Discover()
+	require.NoError(t, err)
+	if os.Geteuid() != 0 || h.Unified == "" {
+		t.Skip("needs root and a cgroup2 mount")
+	}
+	return h
+}
+
+// startIn starts bash in the leaf (CLONE_INTO_CGROUP) running script; the
+// caller waits for it.
+func startIn(t *testing.T, l *Leaf, script string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command("/bin/bash", "-c", script)
+	cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: l.CgroupFD(), Setsid: true}
+	require.NoError(t, cmd.Start())
+	return cmd
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		require.True(t, time.Now().Before(deadline), "timed out waiting for %s", what)
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestDiscoverThisHost(t *testing.T) {
+	h := realHost(t)
+	own, err := os.ReadFile("/proc/self/cgroup")
+	require.NoError(t, err)
+	assert.Contains(t, string(own), "0::")
+	st, err := os.Stat(filepath.Join(h.Self, "cgroup.procs"))
+	require.NoError(t, err, "Self is a cgroup2 directory")
+	assert.False(t, st.IsDir())
+}
+
+func TestDiscoverBindMountedRoot(t *testing.T) {
+	mi := "41 31 0:38 /outer /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n" +
+		"39 31 0:36 / /sys/fs/cgroup/pids rw - cgroup cgroup rw,pids\n" +
+		"35 31 0:32 / /mnt/mem\\040x rw - cgroup cgroup rw,memory,memsw\n"
+	self := "8:pids:/a\n4:memory:/b/c\n0::/outer/svc\n"
+	h := discoverFrom(Host{V1: map[string]string{}}, []byte(mi), []byte(self))
+	assert.Equal(t, "/sys/fs/cgroup", h.Unified)
+	assert.Equal(t, "/sys/fs/cgroup/svc", h.Self)
+	assert.Equal(t, map[string]string{"pids": "/sys/fs/cgroup/pids/a", "memory": "/mnt/mem x/b/c"}, h.V1)
+}
+
+func TestLeafNamedAfterItsShellsup(t *testing.T) {
+	name, err := leafName("/proc", os.Getpid())
+	require.NoError(t, err)
+	m := leafPattern.FindStringSubmatch(name)
+	require.NotNil(t, m, name)
+	assert.Equal(t, fmt.Sprint(os.Getpid()), m[1])
+	assert.False(t, stale("/proc", name), "our own leaf is alive")
+	assert.True(t, stale("/proc", fmt.Sprintf("shellsup-%d-1", os.Getpid())), "same pid, other start time: reused")
+	assert.False(t, stale("/proc", "not-a-leaf"))
+}
+
+func TestKillFreezesKillsAndEmpties(t *testing.T) {
+	h := realHost(t)
+	l, err := Open(h, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, TierName, l.Name())
+	dir := l.Dir()
+	// Three setsid sleepers that ignore SIGTERM, then bash waits.
+	cmd := startIn(t, l, `trap "" TERM; for i in 1 2 3; do setsid sleep 60 & done; wait`)
+	waitFor(t, "four processes in the leaf", func() bool { return len(procsBelow(dir)) == 4 })
+	pop, err := l.Populated()
+	require.NoError(t, err)
+	assert.True(t, pop)
+	require.NoError(t, l.Kill())
+	pop, err = l.Populated()
+	require.NoError(t, err)
+	assert.False(t, pop, "populated 0 after Kill")
+	_ = cmd.Wait() // killed: the error is the signal
+	assert.Equal(t, syscall.SIGKILL, cmd.ProcessState.Sys().(syscall.WaitStatus).Signal())
+	require.NoError(t, l.Close())
+	assert.NoDirExists(t, dir)
+	require.NoError(t, l.Close(), "idempotent")
+}
+
+// privateParent is a cgroup of this test's own, named so that no shellsup
+// sweeps inside it but the ones the test points at it (every shellsup
+// start sweeps its own parent, and tests run side by side).
+func privateParent(t *testing.T, h Host) string {
+	t.Helper()
+	dir := filepath.Join(h.Self, fmt.Sprintf("shellsup-test-%d-%s", os.Getpid(), t.Name()))
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	t.Cleanup(func() { _ = removeLeaf(dir, time.Second) })
+	return dir
+}
+
+func TestSweepKillsStaleLeavesOnly(t *testing.T) {
+	h := realHost(t)
+	parent := privateParent(t, h)
+	// A stale leaf: our pid with another start time, as after pid reuse.
+	staleDir := filepath.Join(parent, fmt.Sprintf("shellsup-%d-1", os.Getpid()))
+	require.NoError(t, os.Mkdir(staleDir, 0o755))
+	fd, err := syscall.Open(staleDir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	require.NoError(t, err)
+	cmd := exec.Command("/bin/bash", "-c", "setsid sleep 60 & wait")
+	cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: fd}
+	require.NoError(t, cmd.Start())
+	syscall.Close(fd)
+	waitFor(t, "two processes in the stale leaf", func() bool { return len(procsBelow(staleDir)) == 2 })
+	live, err := Open(h, Options{Parent: parent}) // Open sweeps its parent first
+	require.NoError(t, err)
+	defer live.Close()
+	_ = cmd.Wait() // killed
+	assert.NoDirExists(t, staleDir, "Open swept the stale leaf")
+
+	// And Sweep on its own, with the live leaf beside a fresh stale one.
+	require.NoError(t, os.Mkdir(staleDir, 0o755))
+	swept, err := Sweep(h, parent)
+	require.NoError(t, err)
+	require.Len(t, swept, 1)
+	assert.Equal(t, Swept{Path: staleDir, Killed: 0}, swept[0])
+	assert.DirExists(t, live.Dir(), "a live shellsup's leaf is never touched")
+}
+
+func TestLimitsOnThisHost(t *testing.T) {
+	h := realHost(t)
+	l, err := Open(h, Options{MaxProcs: 64, MaxMemory: 64 << 20})
+	if err != nil {
+		t.Skipf("limits unavailable here: %v", err)
+	}
+	defer l.Close()
+	read := func(c, f string) string {
+		dir := filepath.Join(l.Dir(), f)
+		if _, err := os.Stat(dir); err != nil {
+			dir = filepath.Join(h.V1[c], l.name, f)
+		}
+		b, err := os.ReadFile(dir)
+		require.NoError(t, err)
+		return strings.TrimSpace(string(b))
+	}
+	assert.Equal(t, "64", read("pids", "pids.max"))
+	mem := read("memory", "memory.limit_in_bytes")
+	assert.Equal(t, fmt.Sprint(64<<20), mem)
+
+	// bash is born in the v1 leaves too: PlaceThread around the fork.
+	var out strings.Builder
+	cmd := exec.Command("/bin/cat", "/proc/self/cgroup")
+	cmd.Stdout = &out
+	cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: l.CgroupFD()}
+	func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		restore, err := l.PlaceThread()
+		require.NoError(t, err)
+		require.NoError(t, cmd.Start())
+		require.NoError(t, restore(), "the thread goes back to shellsup's own cgroups")
+	}()
+	require.NoError(t, cmd.Wait())
+	assert.Contains(t, out.String(), ":pids:"+strings.TrimPrefix(filepath.Join(h.V1["pids"], l.name), "/sys/fs/cgroup/pids")+"\n")
+	assert.Contains(t, out.String(), "0::"+strings.TrimPrefix(l.Dir(), h.Unified)+"\n")
+	self, err := os.ReadFile("/proc/thread-self/cgroup")
+	require.NoError(t, err)
+	assert.NotContains(t, string(self), l.name, "shellsup's threads are not in the leaves")
+}

@@ -1,0 +1,492 @@
+package cgroup
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Options of a leaf.
+type Options struct {
+	Parent    string // a delegated cgroup v2 directory; "" means shellsup's own cgroup
+	Require   bool   // the v2 leaf is required (--require cgroup)
+	MaxProcs  int64  // pids.max; 0 means no limit
+	MaxMemory int64  // memory.max in bytes; 0 means no limit
+}
+
+// Stats are what hit the limits during the run.
+type Stats struct {
+	PidsLimitHit int64 // forks refused at pids.max (pids.events "max")
+	OOMKills     int64 // processes killed at memory.max (memory.events "oom_kill")
+}
+
+// Tier names, as reported in the start frame's containment.
+const (
+	TierName   = "cgroup"    // a v2 leaf: freeze, kill and populated
+	TierV1Name = "cgroup-v1" // v1 leaves only: limits, the /proc walk kills
+)
+
+// Bounds of the kernel's own work, which the /proc walk backs up.
+const (
+	populatedWait = time.Second     // cgroup.kill → populated 0
+	rmdirWait     = 2 * time.Second // EBUSY while the last tasks are released
+)
+
+// Leaf is one run's cgroups. It implements reaper.Tier.
+type Leaf struct {
+	name    string
+	dir     string   // the v2 leaf, "" when only v1 leaves exist
+	dirFD   int      // open on dir, for CLONE_INTO_CGROUP; -1 without one
+	kill    *os.File // cgroup.kill, cgroup.freeze, cgroup.events: opened at
+	freeze  *os.File // setup, because the command may lower shellsup's
+	events  *os.File // RLIMIT_NOFILE before the cleanup needs them
+	v1      []v1Leaf
+	pidsEv  *eventsFile
+	memEv   *eventsFile
+	stats   Stats
+	killed  int // processes in the leaf when cgroup.kill was written
+	closed  bool
+	closeEr error
+}
+
+// v1Leaf is a leaf in one v1 hierarchy and the cgroup the forking thread
+// returns to.
+type v1Leaf struct{ dir, home string }
+
+// eventsFile is a flat-keyed file ("max 3") read once at Close.
+type eventsFile struct {
+	f   *os.File
+	key string
+}
+
+// Open sweeps stale leaves, creates this shellsup's leaf and applies the
+// limits. It returns an *UnavailableError when the v2 leaf cannot be made
+// (the caller may fall back to the subreaper tier unless a limit, Require or
+// Parent was asked for) or when a limit cannot be applied and read back.
+// On error nothing is left behind.
+func Open(h Host, o Options) (*Leaf, error) {
+	name, err := leafName(h.Proc, os.Getpid())
+	if err != nil {
+		return nil, &UnavailableError{What: "naming the leaf", Err: err}
+	}
+	parent := o.Parent
+	if parent == "" {
+		parent = h.Self
+	}
+	_, _ = Sweep(h, parent) // best effort: a stale leaf left is retried next start
+	l := &Leaf{name: name, dirFD: -1}
+	v2err := l.makeV2(h, parent)
+	if v2err != nil && (o.Require || o.Parent != "" || (o.MaxProcs == 0 && o.MaxMemory == 0)) {
+		return nil, &UnavailableError{What: "creating a cgroup v2 leaf", Err: v2err}
+	}
+	if err := l.limit(h, parent, "pids", o.MaxProcs, fmt.Sprintf("--max-procs %d", o.MaxProcs), v2err); err != nil {
+		_ = l.Close()
+		return nil, err
+	}
+	if err := l.limit(h, parent, "memory", o.MaxMemory, fmt.Sprintf("--max-memory %d", o.MaxMemory), v2err); err != nil {
+		_ = l.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// leafName is shellsup-<pid>-<starttime>.
+func leafName(proc string, pid int) (string, error) {
+	start, err := startTime(proc, pid)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("shellsup-%d-%d", pid, start), nil
+}
+
+// startTime is field 22 of /proc/PID/stat, in clock ticks since boot.
+func startTime(proc string, pid int) (uint64, error) {
+	b, err := os.ReadFile(filepath.Join(proc, strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0, err
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return 0, fmt.Errorf("malformed %s/%d/stat", proc, pid)
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 20 {
+		return 0, fmt.Errorf("malformed %s/%d/stat: %d fields after the name", proc, pid, len(f))
+	}
+	return strconv.ParseUint(f[19], 10, 64) // field 22; f[0] is field 3
+}
+
+// makeV2 creates the v2 leaf and opens its control files.
+func (l *Leaf) makeV2(h Host, parent string) error {
+	if h.Unified == "" {
+		return errors.New("no cgroup2 filesystem is mounted")
+	}
+	if parent == "" {
+		return errors.New("shellsup's own cgroup v2 is unknown (no 0:: line in /proc/self/cgroup)")
+	}
+	dir := filepath.Join(parent, l.name)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return fmt.Errorf("in %s: %w", parent, err)
+	}
+	l.dir = dir
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return l.undoV2(fmt.Errorf("open %s: %w", dir, err))
+	}
+	l.dirFD = fd
+	if l.kill, err = os.OpenFile(filepath.Join(dir, "cgroup.kill"), os.O_WRONLY, 0); err != nil {
+		return l.undoV2(fmt.Errorf("cgroup.kill (Linux 5.14+) is needed: %w", err))
+	}
+	if l.freeze, err = os.OpenFile(filepath.Join(dir, "cgroup.freeze"), os.O_WRONLY, 0); err != nil {
+		return l.undoV2(fmt.Errorf("cgroup.freeze is needed: %w", err))
+	}
+	if l.events, err = os.Open(filepath.Join(dir, "cgroup.events")); err != nil {
+		return l.undoV2(err)
+	}
+	return nil
+}
+
+// undoV2 removes a half-made v2 leaf and returns err.
+func (l *Leaf) undoV2(err error) error {
+	l.closeV2Files()
+	_ = unix.Rmdir(l.dir)
+	l.dir = ""
+	return err
+}
+
+func (l *Leaf) closeV2Files() {
+	for _, f := range []*os.File{l.kill, l.freeze, l.events} {
+		if f != nil {
+			f.Close() // read-only or single-write control files: nothing to flush
+		}
+	}
+	l.kill, l.freeze, l.events = nil, nil, nil
+	if l.dirFD >= 0 {
+		unix.Close(l.dirFD)
+		l.dirFD = -1
+	}
+}
+
+// limit applies one limit (value 0: none) in the v2 leaf when its parent
+// lets the controller through, else in a v1 leaf of that controller.
+func (l *Leaf) limit(h Host, parent, controller string, value int64, what string, v2err error) error {
+	if value == 0 {
+		return nil
+	}
+	var why []string
+	if v2err != nil {
+		why = append(why, "no cgroup v2 leaf ("+v2err.Error()+")")
+	} else if err := enableController(parent, controller); err != nil {
+		why = append(why, err.Error())
+	} else {
+		return l.applyLimit(l.dir, controller, value, what, true)
+	}
+	home, ok := h.V1[controller]
+	if !ok {
+		why = append(why, "no cgroup v1 "+controller+" hierarchy is mounted")
+		return &UnavailableError{What: what, Err: errors.New("the " + controller + " controller is not available: " + strings.Join(why, "; "))}
+	}
+	dir := filepath.Join(home, l.name)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		why = append(why, fmt.Sprintf("cannot create a cgroup v1 %s leaf in %s: %v", controller, home, err))
+		return &UnavailableError{What: what, Err: errors.New("the " + controller + " controller is not available: " + strings.Join(why, "; "))}
+	}
+	l.v1 = append(l.v1, v1Leaf{dir: dir, home: home})
+	return l.applyLimit(dir, controller, value, what, false)
+}
+
+// enableController makes sure the leaves under parent get controller:
+// already in cgroup.subtree_control, or available in cgroup.controllers
+// and enabled now. Enabling fails (EBUSY) in a non-root cgroup that has
+// processes of its own (the v2 "no internal processes" rule): run shellsup
+// in a delegated cgroup and pass its parent with --cgroup.
+func enableController(parent, controller string) error {
+	if hasWord(filepath.Join(parent, "cgroup.subtree_control"), controller) {
+		return nil
+	}
+	if !hasWord(filepath.Join(parent, "cgroup.controllers"), controller) {
+		return fmt.Errorf("the cgroup v2 %s controller is not available in %s (not in cgroup.controllers)", controller, parent)
+	}
+	if err := os.WriteFile(filepath.Join(parent, "cgroup.subtree_control"), []byte("+"+controller), 0); err != nil {
+		return fmt.Errorf("cannot enable the cgroup v2 %s controller in %s/cgroup.subtree_control (a cgroup with processes of its own cannot hand controllers to its children; start shellsup in a delegated cgroup and name its parent with --cgroup): %w", controller, parent, err)
+	}
+	return nil
+}
+
+func hasWord(path, word string) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	for _, w := range strings.Fields(string(b)) {
+		if w == word {
+			return true
+		}
+	}
+	return false
+}
+
+// applyLimit writes a limit into dir and reads it back.
+func (l *Leaf) applyLimit(dir, controller string, value int64, what string, v2 bool) error {
+	files, evFile, evKey := limitFiles(controller, v2)
+	for i, f := range files {
+		v := value
+		if i > 0 && v2 { // memory.swap.max: no swap
+			v = 0
+		}
+		path := filepath.Join(dir, f)
+		if i > 0 { // the swap limit only where the kernel accounts swap
+			if _, err := os.Stat(path); err != nil {
+				continue
+			}
+		}
+		if err := writeAndCheck(path, v); err != nil {
+			return &UnavailableError{What: what, Err: err}
+		}
+	}
+	ev, err := os.Open(filepath.Join(dir, evFile))
+	if err != nil {
+		return &UnavailableError{What: what, Err: fmt.Errorf("cannot read what hits the limit: %w", err)}
+	}
+	if controller == "pids" {
+		l.pidsEv = &eventsFile{f: ev, key: evKey}
+	} else {
+		l.memEv = &eventsFile{f: ev, key: evKey}
+	}
+	return nil
+}
+
+// limitFiles names the files of a limit: the limit, then the swap limit
+// (memory only), then the events file and its key.
+func limitFiles(controller string, v2 bool) (limits []string, events, key string) {
+	switch {
+	case controller == "pids":
+		return []string{"pids.max"}, "pids.events", "max"
+	case v2:
+		return []string{"memory.max", "memory.swap.max"}, "memory.events", "oom_kill"
+	default: // v1: memsw is memory plus swap, so equal to the limit means no swap
+		return []string{"memory.limit_in_bytes", "memory.memsw.limit_in_bytes"}, "memory.oom_control", "oom_kill"
+	}
+}
+
+// writeAndCheck writes v and reads it back: the kernel rounds memory
+// limits down to a page, never up, and never to nothing.
+func writeAndCheck(path string, v int64) error {
+	if err := os.WriteFile(path, []byte(strconv.FormatInt(v, 10)), 0); err != nil {
+		return fmt.Errorf("writing %d to %s: %w", v, path, err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("reading back %s: %w", path, err)
+	}
+	got, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil || got > v || (v > 0 && got <= 0) || v-got >= 1<<16 {
+		return fmt.Errorf("%s reads %q after writing %d", path, strings.TrimSpace(string(b)), v)
+	}
+	return nil
+}
+
+// CgroupFD is the v2 leaf's directory fd for SysProcAttr.CgroupFD, or -1
+// without a v2 leaf.
+func (l *Leaf) CgroupFD() int { return l.dirFD }
+
+// Dir is the v2 leaf's directory, "" without one.
+func (l *Leaf) Dir() string { return l.dir }
+
+// PlaceThread moves the calling OS thread into the v1 leaves, so that a
+// process it forks is born in them, and returns the function that moves it
+// back. The caller holds runtime.LockOSThread from before PlaceThread until
+// after the returned function; if moving back fails the caller must not
+// unlock, so that the Go runtime retires the thread with the goroutine.
+func (l *Leaf) PlaceThread() (restore func() error, err error) {
+	tid := []byte(strconv.Itoa(unix.Gettid()))
+	moved := 0
+	restore = func() error {
+		var errs []error
+		for _, v := range l.v1[:moved] {
+			if err := os.WriteFile(filepath.Join(v.home, "tasks"), tid, 0); err != nil {
+				errs = append(errs, fmt.Errorf("moving the forking thread back to %s: %w", v.home, err))
+			}
+		}
+		return errors.Join(errs...)
+	}
+	for _, v := range l.v1 {
+		if err := os.WriteFile(filepath.Join(v.dir, "tasks"), tid, 0); err != nil {
+			return restore, fmt.Errorf("moving the forking thread into %s: %w", v.dir, err)
+		}
+		moved++
+	}
+	return restore, nil
+}
+
+// Name is "cgroup" with a v2 leaf, "cgroup-v1" with v1 limits only.
+func (l *Leaf) Name() string {
+	if l.dir == "" {
+		return TierV1Name
+	}
+	return TierName
+}
+
+// Term does nothing: the /proc walk's SIGTERM pass reaches every process
+// of the leaf, which is always a subset of shellsup's descendants.
+func (l *Leaf) Term() error { return nil }
+
+// Kill freezes the leaf (a frozen process cannot fork), kills everything
+// in it and its descendants with cgroup.kill, and waits, bounded, until
+// cgroup.events says "populated 0". Without a v2 leaf it does nothing.
+func (l *Leaf) Kill() error {
+	if l.dir == "" || l.closed {
+		return nil
+	}
+	_, ferr := l.freeze.Write([]byte("1")) // kill works without it; it only closes the fork window sooner
+	l.killed += len(procsBelow(l.dir))     // frozen: the list cannot grow
+	if _, err := l.kill.Write([]byte("1")); err != nil {
+		return fmt.Errorf("writing cgroup.kill of %s: %w", l.dir, err)
+	}
+	if !waitUnpopulated(l.events, populatedWait) {
+		return errors.Join(ferr, fmt.Errorf("%s still populated %v after cgroup.kill", l.dir, populatedWait))
+	}
+	return nil
+}
+
+// Killed is how many processes were in the leaf when Kill wrote
+// cgroup.kill (the /proc walk finds them dead and does not count them).
+func (l *Leaf) Killed() int { return l.killed }
+
+// Populated reads cgroup.events: is any process left in the leaf or below?
+func (l *Leaf) Populated() (bool, error) {
+	if l.events == nil {
+		return false, errors.New("no cgroup v2 leaf")
+	}
+	return populated(l.events)
+}
+
+// Stats are what hit the limits; final after Close.
+func (l *Leaf) Stats() Stats {
+	if l.closed {
+		return l.stats
+	}
+	return l.readStats()
+}
+
+func (l *Leaf) readStats() Stats {
+	var s Stats
+	if l.pidsEv != nil {
+		s.PidsLimitHit = readKey(l.pidsEv.f, l.pidsEv.key)
+	}
+	if l.memEv != nil {
+		s.OOMKills = readKey(l.memEv.f, l.memEv.key)
+	}
+	return s
+}
+
+// Close records the stats and removes the leaves, retrying briefly while
+// the kernel releases the last exited tasks. A leaf still populated (a
+// process in uninterruptible sleep outlived the cleanup) is left in place
+// for Sweep. It is idempotent.
+func (l *Leaf) Close() error {
+	if l.closed {
+		return l.closeEr
+	}
+	l.stats = l.readStats()
+	l.closed = true
+	for _, e := range []*eventsFile{l.pidsEv, l.memEv} {
+		if e != nil {
+			e.f.Close() // read-only
+		}
+	}
+	// A process the /proc walk could not kill (reported there as a
+	// straggler) pins the leaf: it is left for the sweep that follows this
+	// shellsup's exit rather than waited for.
+	if p, err := l.Populated(); err == nil && p {
+		l.closeV2Files()
+		return nil
+	}
+	l.closeV2Files()
+	var errs []error
+	if l.dir != "" {
+		errs = append(errs, removeLeaf(l.dir, rmdirWait))
+	}
+	for _, v := range l.v1 {
+		errs = append(errs, removeLeaf(v.dir, rmdirWait))
+	}
+	l.closeEr = errors.Join(errs...)
+	return l.closeEr
+}
+
+// removeLeaf removes dir and any cgroups the command made below it,
+// deepest first, retrying on EBUSY until the deadline.
+func removeLeaf(dir string, wait time.Duration) error {
+	entries, _ := os.ReadDir(dir) // unreadable: the rmdir below says why
+	for _, e := range entries {
+		if e.IsDir() {
+			_ = removeLeaf(filepath.Join(dir, e.Name()), wait)
+		}
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		err := unix.Rmdir(dir)
+		if err == nil || errors.Is(err, unix.ENOENT) {
+			return nil
+		}
+		if !errors.Is(err, unix.EBUSY) || time.Now().After(deadline) {
+			return fmt.Errorf("removing cgroup %s: %w", dir, err)
+		}
+		time.Sleep(10 * time.Millisecond) // the kernel gives no event for "removable"
+	}
+}
+
+// populated reads "populated N" from an open cgroup.events.
+func populated(events *os.File) (bool, error) {
+	buf := make([]byte, 256)
+	n, err := events.ReadAt(buf, 0)
+	if n == 0 && err != nil {
+		return false, err
+	}
+	for _, line := range strings.Split(string(buf[:n]), "\n") {
+		if v, ok := strings.CutPrefix(line, "populated "); ok {
+			return v != "0", nil
+		}
+	}
+	return false, errors.New("no populated key in cgroup.events")
+}
+
+// waitUnpopulated polls cgroup.events (the kernel signals a change with
+// POLLPRI) until "populated 0" or the wait is over.
+func waitUnpopulated(events *os.File, wait time.Duration) bool {
+	deadline := time.Now().Add(wait)
+	for {
+		if p, err := populated(events); err != nil || !p {
+			return err == nil
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return false
+		}
+		fds := []unix.PollFd{{Fd: int32(events.Fd()), Events: unix.POLLPRI}}
+		_, _ = unix.Poll(fds, int(left.Milliseconds())+1) // EINTR: read again
+	}
+}
+
+// readKey reads "KEY N" from a flat-keyed cgroup file; 0 when absent.
+func readKey(f *os.File, key string) int64 {
+	buf := make([]byte, 4096)
+	n, _ := f.ReadAt(buf, 0)
+	for _, line := range strings.Split(string(buf[:n]), "\n") {
+		if v, ok := strings.CutPrefix(line, key+" "); ok {
+			x, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			return x
+		}
+	}
+	return 0
+}
+
+// HasV1 says whether a limit lives in a v1 leaf, which the forking thread
+// must join (PlaceThread).
+func (l *Leaf) HasV1() bool { return len(l.v1) > 0 }

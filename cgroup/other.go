@@ -1,0 +1,34 @@
+//go:build !linux
+
+package cgroup
+
+// Host is unavailable on this system.
+type Host struct{}
+
+// Options of a leaf.
+type Options struct {
+	Parent    string
+	MaxProcs  int64
+	MaxMemory int64
+}
+
+// Stats are what hit the limits.
+type Stats struct{ PidsLimitHit, OOMKills int64 }
+
+// Leaf is unavailable on this system.
+type Leaf struct{}
+
+// Swept is one stale leaf removed by Sweep.
+type Swept struct {
+	Path   string
+	Killed int
+}
+
+// Discover returns ErrUnsupported.
+func Discover() (Host, error) { return Host{}, ErrUnsupported }
+
+// Open returns ErrUnsupported.
+func Open(h Host, o Options) (*Leaf, error) { return nil, ErrUnsupported }
+
+// Sweep returns ErrUnsupported.
+func Sweep(h Host, parent string) ([]Swept, error) { return nil, ErrUnsupported }

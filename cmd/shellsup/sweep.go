@@ -1,0 +1,40 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/shellsup/shellsup/cgroup"
+)
+
+// sweep is `shellsup sweep [--cgroup PATH]`: it kills and removes the
+// stale leaf cgroups (those of shellsups that are gone) and prints one line
+// per leaf removed. It exits 0 when every stale leaf is gone, 125 when some
+// could not be removed or the command line is wrong.
+func sweep(argv []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("shellsup sweep", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	parent := fs.String("cgroup", "", "")
+	if err := fs.Parse(argv); err != nil || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "shellsup: usage is shellsup sweep [--cgroup PATH]")
+		return 125
+	}
+	h, err := cgroup.Discover()
+	if err != nil {
+		fmt.Fprintln(stderr, "shellsup: sweep:", err)
+		return 125
+	}
+	swept, err := cgroup.Sweep(h, *parent)
+	for _, s := range swept {
+		fmt.Fprintf(stdout, "shellsup: sweep: killed %d processes in %s and removed it\n", s.Killed, s.Path)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "shellsup: sweep:", err)
+		return 125
+	}
+	if len(swept) == 0 {
+		fmt.Fprintln(stdout, "shellsup: sweep: no stale leaves")
+	}
+	return 0
+}

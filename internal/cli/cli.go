@@ -1,0 +1,168 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	shellsup "github.com/shellsup/shellsup"
+	"github.com/shellsup/shellsup/protocol"
+	"github.com/shellsup/shellsup/request"
+	"github.com/shellsup/shellsup/supervisor"
+)
+
+// Usage is the text of shellsup --help; its numbers come from package
+// request, the one home of the limits.
+var Usage = fmt.Sprintf(`usage: shellsup [options] -- COMMAND
+       shellsup decode < FRAMES
+       shellsup sweep [--cgroup PATH]
+
+Runs /bin/bash -lc COMMAND with stdin /dev/null, streams its output, and
+when it finishes, times out or is cancelled, kills and reaps every process
+it started before reporting.
+
+options:
+  --timeout SECONDS  stop the command after this long (default %g, at most %g)
+  --cwd DIR          working directory (default: the current one)
+  --budget BYTES     capture budget shared by stdout and stderr (default %d, at most %d)
+  --grace SECONDS    SIGTERM → SIGKILL grace at cleanup (default %g, at most %g)
+  --frames           machine mode: msgpack frames on stdout, control frames on stdin
+  --pidns            run the command in its own PID namespace (see the README)
+  --max-procs N      at most N processes and threads at once (pids.max)
+  --max-memory BYTES at most this much memory, no swap (memory.max); 512K, 64M, 1G
+  --cgroup PATH      make the run's leaf cgroup under this delegated cgroup v2
+  --no-cgroup        make no cgroup leaf: the subreaper floor (and --pidns) only
+  --require TIER     refuse to run unless TIER (cgroup or pidns) is in force
+  --version          print the version
+  --help             print this help
+
+shellsup decode reads a frames stream (shellsup --frames ... | shellsup decode)
+and prints each frame as one JSON object per line.
+
+shellsup sweep kills and removes the leaf cgroups of shellsups that died
+(e.g. SIGKILLed) and prints what it removed; every run does the same first.
+
+exit status: the command's (128+N if a signal N ended it); 124 timed out;
+130 cancelled; 125 shellsup failed; 126/127 bash could not be run / not found.
+`, request.DefaultTimeout, request.MaxTimeout, request.DefaultBudget, request.MaxBudget,
+	request.DefaultGrace, request.MaxGrace)
+
+// ErrVersion is returned by Parse when --version was asked for.
+var ErrVersion = errors.New("version requested")
+
+// VersionLine is what shellsup --version prints.
+func VersionLine() string {
+	return fmt.Sprintf("shellsup %s (protocol %d)", shellsup.Version(), protocol.Version)
+}
+
+// Run runs the supervisor for the command line argv (without the program
+// name), or prints the help or the version, and returns the exit code.
+//
+// Run is the entry point of both the shellsup binary and a harness
+// re-executed by the embedded mode (bindings/go/embedded). A mode that the
+// supervisor re-executes itself into (an init process, say) must be
+// recognised here and in embedded.Init too, not only in cmd/shellsup:
+// in embedded mode the executable is the harness.
+func Run(argv []string, stdio supervisor.Stdio) int {
+	args, err := Parse(argv)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(stdio.Stdout, Usage)
+		return 0
+	case errors.Is(err, ErrVersion):
+		fmt.Fprintln(stdio.Stdout, VersionLine())
+		return 0
+	}
+	return supervisor.Main(args, err, stdio)
+}
+
+// StdStreams are the process's own standard streams.
+func StdStreams() supervisor.Stdio {
+	return supervisor.Stdio{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
+}
+
+// Parse reads the options and the COMMAND. --frames is looked for first, so
+// that even a malformed command line is reported in the mode the caller
+// asked for. A bad option is a *request.ValidationError that spells the
+// option as the user typed it.
+func Parse(argv []string) (supervisor.Args, error) {
+	var a supervisor.Args
+	for _, s := range options(argv) {
+		if s == "--frames" || s == "-frames" {
+			a.Frames = true
+		}
+	}
+	fs := flag.NewFlagSet("shellsup", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are reported by supervisor.Main, in the right mode
+	fs.StringVar(&a.Timeout, "timeout", "", "")
+	fs.StringVar(&a.Cwd, "cwd", "", "")
+	fs.StringVar(&a.Budget, "budget", "", "")
+	fs.StringVar(&a.Grace, "grace", "", "")
+	fs.BoolVar(&a.Frames, "frames", a.Frames, "")
+	fs.BoolVar(&a.PIDNamespace, "pidns", false, "")
+	fs.StringVar(&a.MaxProcs, "max-procs", "", "")
+	fs.StringVar(&a.MaxMemory, "max-memory", "", "")
+	fs.StringVar(&a.Cgroup, "cgroup", "", "")
+	fs.BoolVar(&a.NoCgroup, "no-cgroup", false, "")
+	fs.StringVar(&a.Require, "require", "", "")
+	showVersion := fs.Bool("version", false, "")
+	if err := fs.Parse(argv); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return a, err
+		}
+		return a, &request.ValidationError{Msg: describeFlagError(err, argv) + "; see shellsup --help"}
+	}
+	if *showVersion {
+		return a, ErrVersion
+	}
+	a.Command = fs.Args()
+	return a, nil
+}
+
+// options is the part of argv before "--".
+func options(argv []string) []string {
+	for i, s := range argv {
+		if s == "--" {
+			return argv[:i]
+		}
+	}
+	return argv
+}
+
+// optionNames lists the options for an "unknown option" message.
+const optionNames = "--timeout, --cwd, --budget, --grace, --frames, --pidns, --max-procs, --max-memory, --cgroup, --no-cgroup, --require, --version, --help"
+
+// describeFlagError rewords the flag package's errors, naming the option
+// the way the user typed it ("-V" stays "-V", "--V" stays "--V").
+func describeFlagError(err error, argv []string) string {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		return fmt.Sprintf("unknown option %q (options: %s)", typed(argv, name), optionNames)
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		return fmt.Sprintf("option %q needs a value", typed(argv, name))
+	}
+	if arg, ok := strings.CutPrefix(msg, "bad flag syntax: "); ok {
+		return fmt.Sprintf("malformed option %q (write --name or --name=value)", arg)
+	}
+	var value, name string
+	if _, err := fmt.Sscanf(msg, "invalid boolean value %q for -%s", &value, &name); err == nil {
+		return fmt.Sprintf("option %q takes no value (got %q)", typed(argv, strings.TrimSuffix(name, ":")), value)
+	}
+	return msg
+}
+
+// typed finds the option called name in argv and returns it as written,
+// without any "=value"; "--"+name if it cannot be found.
+func typed(argv []string, name string) string {
+	for _, s := range options(argv) {
+		spelled, _, _ := strings.Cut(s, "=")
+		if spelled == "-"+name || spelled == "--"+name {
+			return spelled
+		}
+	}
+	return "--" + name
+}

@@ -1,0 +1,225 @@
+package pidns
+
+import (
+	"encoding/binary"
+	"os"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/shellsup/shellsup/request"
+)
+
+// How the init is recognised: this argv[0], this key as the first argument,
+// the command as the second, and pid 1. Nothing else turns shellsup into
+// the init.
+const (
+	initArgv0 = "shellsup-pidns-init"
+	initKey   = "shellsup-pidns-init-7f3a91c2-v1"
+	// initComm is the init's name in ps (the kernel keeps 15 bytes).
+	initComm = "shellsup-init"
+)
+
+// statusFd is the init's end of the status pipe, the write end.
+const statusFd = 3
+
+const bashPath = "/bin/bash"
+
+// Records on the status pipe: 8 bytes, the kind then a value, little endian.
+const (
+	recStarted    = 1 // value: 0, or the errno of starting bash
+	recExited     = 2 // value: bash's raw wait status
+	recPrivate    = 3 // value: errno of making the mounts private
+	recMountProc  = 4 // value: errno of mounting /proc
+	recDropCaps   = 5 // value: errno of dropping the ambient capabilities
+	recDeathsig   = 6 // value: errno of PR_SET_PDEATHSIG
+	recordSize    = 8
+	exitSetupFail = 125
+)
+
+// MaybeInit turns this process into the PID-namespace init if it was
+// started as one, and never returns then. Call it first thing in main.
+func MaybeInit() {
+	if len(os.Args) != 3 || os.Args[0] != initArgv0 || os.Args[1] != initKey || os.Getpid() != 1 {
+		return
+	}
+	os.Exit(runInit(os.Args[2]))
+}
+
+// runInit is the init's whole life; it returns the init's exit code, bash's
+// status as shellsup reports it (N, or 128+N for signal N).
+func runInit(command string) int {
+	// The status pipe must not reach bash: a command holding it could
+	// write status records of its own.
+	unix.CloseOnExec(statusFd)
+	status := os.NewFile(statusFd, "status")
+	_ = setName(initComm) // what ps shows for pid 1; cosmetic
+	// Under memory pressure the kernel should pick the command, not
+	// shellsup: bash inherits this (raising needs no privilege).
+	_ = os.WriteFile("/proc/self/oom_score_adj", []byte(strconv.Itoa(request.WorkloadOOMScore)), 0) // best effort, as outside the namespace
+	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0); err != nil {
+		return setupFailed(status, recDeathsig, err)
+	}
+	if !shellsupAlive() {
+		return exitSetupFail // shellsup died before the death signal was armed
+	}
+	// Every catchable signal is taken: pid 1 gets only the signals it
+	// handles, so nothing the command sends can kill the init, and a
+	// handled signal is reset to SIG_DFL for bash. Writes to a shellsup
+	// that is gone then fail with EPIPE.
+	sigs := make(chan os.Signal, 32)
+	signal.Notify(sigs)
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return setupFailed(status, recPrivate, err)
+	}
+	// The host's /proc goes first where it may (as root; in a user
+	// namespace it is locked in place, and bash has no capability to
+	// unmount what covers it), so unmounting the new one reveals nothing.
+	_ = unix.Unmount("/proc", unix.MNT_DETACH)
+	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		return setupFailed(status, recMountProc, err)
+	}
+	if err := dropInheritedCaps(); err != nil {
+		return setupFailed(status, recDropCaps, err)
+	}
+	bash, err := startBash(command)
+	if err != nil {
+		errno, _ := err.(syscall.Errno)
+		writeRecord(status, recStarted, uint32(errno))
+		if errno == syscall.ENOENT {
+			return 127
+		}
+		return 126
+	}
+	pidfd, err := unix.PidfdOpen(bash, 0)
+	if err != nil {
+		pidfd = -1 // signals are then not forwarded; shellsup's walk still reaches bash
+	}
+	writeRecord(status, recStarted, 0)
+	quietStdio()
+	go forward(sigs, pidfd)
+	return reapAll(status, bash)
+}
+
+// shellsupAlive: shellsup holds the only read end of the status pipe, so
+// the write end polls POLLERR once shellsup is gone.
+func shellsupAlive() bool {
+	fds := []unix.PollFd{{Fd: statusFd, Events: unix.POLLOUT}}
+	for {
+		_, err := unix.Poll(fds, 0)
+		if err != unix.EINTR {
+			return err == nil && fds[0].Revents&(unix.POLLERR|unix.POLLHUP) == 0
+		}
+	}
+}
+
+func setupFailed(status *os.File, kind uint32, err error) int {
+	errno, _ := err.(syscall.Errno)
+	writeRecord(status, kind, uint32(errno))
+	return exitSetupFail
+}
+
+func writeRecord(status *os.File, kind, value uint32) {
+	var b [recordSize]byte
+	binary.LittleEndian.PutUint32(b[:4], kind)
+	binary.LittleEndian.PutUint32(b[4:], value)
+	_, _ = status.Write(b[:]) // shellsup gone: nobody to tell, and the death signal is on its way
+}
+
+// startBash starts /bin/bash -lc COMMAND in a new session with the init's
+// stdio, environment and working directory, and an empty signal mask.
+func startBash(command string) (int, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var empty, old unix.Sigset_t
+	if err := unix.PthreadSigmask(unix.SIG_SETMASK, &empty, &old); err != nil {
+		return 0, err
+	}
+	pid, err := syscall.ForkExec(bashPath, []string{bashPath, "-lc", command}, &syscall.ProcAttr{
+		Env:   os.Environ(),
+		Files: []uintptr{0, 1, 2},
+		Sys:   &syscall.SysProcAttr{Setsid: true},
+	})
+	_ = unix.PthreadSigmask(unix.SIG_SETMASK, &old, nil)
+	return pid, err
+}
+
+// quietStdio points the init's stdout and stderr at /dev/null, so that the
+// output pipes reach EOF when the command's processes are gone, whether or
+// not the init is.
+func quietStdio() {
+	fd, err := unix.Open(os.DevNull, unix.O_RDWR|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	_ = unix.Dup2(fd, 1)
+	_ = unix.Dup2(fd, 2)
+	unix.Close(fd)
+}
+
+// forward passes on to bash the signals that cancel a run (SIGTERM,
+// SIGINT, SIGHUP), through the pidfd: bash's pid is never reused under it.
+// Every other signal is dropped, so the command cannot use the init to
+// signal itself in ways it could not anyway.
+func forward(sigs <-chan os.Signal, pidfd int) {
+	for sig := range sigs {
+		switch sig {
+		case unix.SIGTERM, unix.SIGINT, unix.SIGHUP:
+			if pidfd >= 0 {
+				_ = unix.PidfdSendSignal(pidfd, sig.(syscall.Signal), nil, 0) // ESRCH: bash is gone
+			}
+		}
+	}
+}
+
+// reapAll reaps every process of the namespace, reports bash's status as
+// soon as bash is reaped, and returns when no child is left.
+func reapAll(status *os.File, bash int) int {
+	code := exitSetupFail
+	for {
+		var ws unix.WaitStatus
+		pid, err := unix.Wait4(-1, &ws, unix.WALL, nil)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil: // ECHILD: the namespace is empty but for the init
+			return code
+		case pid == bash:
+			code = exitCodeOf(ws)
+			writeRecord(status, recExited, uint32(ws))
+		}
+	}
+}
+
+func exitCodeOf(ws unix.WaitStatus) int {
+	if ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ws.ExitStatus()
+}
+
+// dropInheritedCaps clears the ambient and inheritable capabilities the
+// init was given to mount /proc, so none reaches bash: bash then has
+// exactly what its uid gives it on exec.
+func dropInheritedCaps() error {
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+		return err
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return err
+	}
+	data[0].Inheritable, data[1].Inheritable = 0, 0
+	return unix.Capset(&hdr, &data[0])
+}
+
+// setName sets the init's comm (the kernel's name for it in ps).
+func setName(name string) error {
+	b := append([]byte(name), 0)
+	return unix.Prctl(unix.PR_SET_NAME, uintptr(unsafe.Pointer(&b[0])), 0, 0, 0)
+}

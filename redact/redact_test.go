@@ -1,0 +1,107 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const awsKey = "AKIAIOSFODNN7EXAMPLE"
+
+// feed writes text in pieces cut at the given offsets and returns
+// everything released, Close included.
+func feed(s *Stream, text string, cuts ...int) string {
+	var out strings.Builder
+	prev := 0
+	for _, c := range cuts {
+		out.WriteString(s.Write(text[prev:c]))
+		prev = c
+	}
+	out.WriteString(s.Write(text[prev:]))
+	out.WriteString(s.Close())
+	return out.String()
+}
+
+func TestBuiltinShapes(t *testing.T) {
+	rows := []struct{ name, in, want string }{
+		{"aws access key", "key=" + awsKey + "\n", "key=[REDACTED:aws-access-key-id]\n"},
+		{"aws secret", "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n", "[REDACTED:aws-secret-access-key]\n"},
+		{"github classic", "ghp_" + strings.Repeat("a", 36) + " ok\n", "[REDACTED:github-token] ok\n"},
+		{"github fine-grained", "github_pat_" + strings.Repeat("B", 30) + "\n", "[REDACTED:github-token]\n"},
+		{"gitlab", "glpat-" + strings.Repeat("x", 20) + "\n", "[REDACTED:gitlab-token]\n"},
+		{"slack", "xoxb-1234567890-abcdef\n", "[REDACTED:slack-token]\n"},
+		{"bearer", "Authorization: Bearer abcdefghijklmnop.qrstuvwx\n", "Authorization: [REDACTED:bearer-token]\n"},
+		{"pem", "a\n-----BEGIN RSA PRIVATE KEY-----\nMIIE\nabcd\n-----END RSA PRIVATE KEY-----\nb\n", "a\n[REDACTED:private-key]\nb\n"},
+		{"pem unfinished at EOF", "a\n-----BEGIN PRIVATE KEY-----\nMIIE", "a\n[REDACTED:private-key]"},
+		{"nothing secret", "hello AKIA short\n", "hello AKIA short\n"},
+	}
+	for _, r := range rows {
+		t.Run(r.name, func(t *testing.T) {
+			assert.Equal(t, r.want, feed(New(Builtin), r.in))
+		})
+	}
+}
+
+// TestSplitAnywhere cuts the text at every pair of offsets: the secret
+// never gets out, and the output is the same as with one write.
+func TestSplitAnywhere(t *testing.T) {
+	text := "id " + awsKey + " é\n-----BEGIN EC PRIVATE KEY-----\nXYZ\n-----END EC PRIVATE KEY-----\ntail"
+	want := feed(New(Builtin), text)
+	require.NotContains(t, want, awsKey)
+	require.NotContains(t, want, "XYZ")
+	for i := 0; i <= len(text); i++ {
+		for j := i; j <= len(text); j++ {
+			if !utf8.ValidString(text[:i]) || !utf8.ValidString(text[i:j]) {
+				continue // the decoder hands over whole code points only
+			}
+			s := New(Builtin)
+			got := feed(s, text, i, j)
+			if got != want {
+				t.Fatalf("cuts %d,%d: got %q, want %q", i, j, got, want)
+			}
+			assert.Equal(t, 2, s.Count())
+		}
+	}
+}
+
+func TestLongLineReleasedWithoutBreakingTokensOrCodePoints(t *testing.T) {
+	s := New(Builtin)
+	long := strings.Repeat("é", MaxHold) // 2 bytes each
+	out := s.Write(long + awsKey[:10])
+	assert.True(t, utf8.ValidString(out))
+	assert.NotEmpty(t, out, "a line past MaxHold is released")
+	out += s.Write(awsKey[10:] + "\n")
+	assert.Equal(t, long+"[REDACTED:aws-access-key-id]\n", out)
+}
+
+func TestLinesReleasedWhenComplete(t *testing.T) {
+	s := New(Builtin)
+	assert.Equal(t, "", s.Write("partial"))
+	assert.Equal(t, "partial line\n", s.Write(" line\nnext"))
+	assert.Equal(t, "next\r", s.Write("\r"))
+}
+
+func TestHugePEMIsDroppedNotHeld(t *testing.T) {
+	s := New(Builtin)
+	out := s.Write("-----BEGIN PRIVATE KEY-----\n")
+	for i := 0; i < 2*maxPEM/64; i++ {
+		out += s.Write(strings.Repeat("A", 63) + "\n")
+	}
+	out += s.Write("-----END PRIVATE KEY-----\nafter\n")
+	assert.Equal(t, "[REDACTED:private-key]\nafter\n", out)
+	assert.LessOrEqual(t, s.held.Len(), MaxHold)
+}
+
+func TestCustomPatterns(t *testing.T) {
+	ps, err := Compile([]string{`sk-[a-z0-9]{8}`})
+	require.NoError(t, err)
+	assert.Equal(t, "k=[REDACTED:custom]\n", feed(New(append(Builtin, ps...)), "k=sk-abcd1234\n"))
+	for _, bad := range []string{"(", "", "a*"} {
+		_, err := Compile([]string{bad})
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), `"`+bad+`"`)
+	}
+}

@@ -1,0 +1,61 @@
+package request
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// WorkloadOOMScore is the oom_score_adj the command starts with, in every
+// tier (inherited by everything it starts): under memory pressure the
+// kernel picks the command before shellsup, which must live to clean up and
+// report.
+const WorkloadOOMScore = 500
+
+// Limits of the resource caps of the cgroup tier.
+const (
+	// MinMemory is the smallest --max-memory accepted: below it a login
+	// shell cannot even start.
+	MinMemory = 4 << 20
+	// MinProcs is the smallest --max-procs: under a v1 pids limit the
+	// thread that forks bash counts for the instant of the fork (and bash
+	// alone can do nothing a limit is for).
+	MinProcs = 2
+	// MaxProcs is the largest --max-procs: the kernel's PID_MAX_LIMIT.
+	MaxProcs = 4 << 20
+)
+
+// ValidateMaxProcs checks a process cap; shown is the value as given.
+func ValidateMaxProcs(n int64, shown string) error {
+	if n < MinProcs || n > MaxProcs {
+		return Invalidf("max-procs must be a whole number of processes, at least %d and at most %d (got %s)", MinProcs, MaxProcs, shown)
+	}
+	return nil
+}
+
+// ValidateMaxMemory checks a memory cap in bytes; shown is the value as given.
+func ValidateMaxMemory(n int64, shown string) error {
+	if n < MinMemory {
+		return Invalidf("max-memory must be at least %d bytes (4M): a login shell needs that much to start (got %s)", MinMemory, shown)
+	}
+	return nil
+}
+
+// ParseBytes reads a byte count: a whole number, optionally followed by K,
+// M, G or T (powers of 1024, upper or lower case, an optional trailing B
+// or iB), e.g. "512K", "64M", "1G", "1048576".
+func ParseBytes(s string) (int64, error) {
+	t := strings.ToUpper(strings.TrimSpace(s))
+	t = strings.TrimSuffix(strings.TrimSuffix(t, "IB"), "B")
+	mult := int64(1)
+	if n := len(t); n > 0 {
+		if shift, ok := map[byte]uint{'K': 10, 'M': 20, 'G': 30, 'T': 40}[t[n-1]]; ok {
+			mult, t = 1<<shift, t[:n-1]
+		}
+	}
+	v, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || v <= 0 || v > (1<<62)/mult {
+		return 0, fmt.Errorf("%q is not a byte count: use a whole number of bytes, optionally with a K, M, G or T suffix (powers of 1024), e.g. 64M", s)
+	}
+	return v * mult, nil
+}

@@ -1,0 +1,143 @@
+package supervisor
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/shellsup/shellsup/cgroup"
+	"github.com/shellsup/shellsup/reaper"
+	"github.com/shellsup/shellsup/request"
+)
+
+// wantsCgroup says whether the run may not go without its cgroup: a limit,
+// --require cgroup or --cgroup was asked for.
+func wantsCgroup(cfg Config) bool {
+	return cfg.MaxProcs > 0 || cfg.MaxMemory > 0 || cfg.Require == RequireCgroup || cfg.CgroupParent != ""
+}
+
+// setupCgroup makes the run's leaf and adds it to cont as a tier. Where no
+// leaf can be made and nothing asked for one, the run stays in the tiers
+// it has, silently; otherwise the error is the refusal.
+func setupCgroup(cfg Config, cont *reaper.Containment) (*cgroup.Leaf, error) {
+	if seamNoContainment() || cfg.NoCgroup {
+		return nil, nil
+	}
+	h, err := cgroupHost()
+	if err != nil {
+		if wantsCgroup(cfg) {
+			return nil, &cgroup.UnavailableError{What: "finding the cgroup hierarchies", Err: err}
+		}
+		return nil, nil
+	}
+	leaf, err := cgroup.Open(h, cgroup.Options{
+		Parent: cfg.CgroupParent, Require: cfg.Require == RequireCgroup,
+		MaxProcs: cfg.MaxProcs, MaxMemory: cfg.MaxMemory,
+	})
+	if err != nil {
+		if wantsCgroup(cfg) {
+			return nil, err
+		}
+		return nil, nil
+	}
+	cont.AddTier(leaf)
+	return leaf, nil
+}
+
+// cgroupHost is this machine's cgroups, or in a test build a scratch tree
+// named by SHELLSUP_TEST_CGROUP_ROOT standing in for the cgroup2 mount.
+func cgroupHost() (cgroup.Host, error) {
+	if root := seamCgroupRoot(); root != "" {
+		return cgroup.Host{Proc: "/proc", Unified: root, Self: root, V1: map[string]string{}}, nil
+	}
+	return cgroup.Discover()
+}
+
+// checkRequired refuses a run whose --require tier is not in force.
+func checkRequired(cfg Config, cont *reaper.Containment) error {
+	if cfg.Require == "" || strings.Contains("+"+cont.Name()+"+", "+"+cfg.Require+"+") {
+		return nil
+	}
+	return fmt.Errorf("--require %s: the %s tier is not in force (containment is %q)", cfg.Require, cfg.Require, cont.Name())
+}
+
+// closeLeaf removes the leaf of a run that never spawned.
+func closeLeaf(leaf *cgroup.Leaf) {
+	if leaf != nil {
+		_ = leaf.Close() // nothing ran in it; a leftover is swept at the next start
+	}
+}
+
+// leafStats are what hit the limits and how many processes cgroup.kill
+// killed; zero without a leaf.
+func leafStats(leaf *cgroup.Leaf) (cgroup.Stats, int) {
+	if leaf == nil {
+		return cgroup.Stats{}, 0
+	}
+	return leaf.Stats(), leaf.Killed()
+}
+
+// leafDir is the v2 leaf's directory, "" without one.
+func leafDir(leaf *cgroup.Leaf) string {
+	if leaf == nil {
+		return ""
+	}
+	return leaf.Dir()
+}
+
+// intoCgroup makes the fork clone bash straight into the v2 leaf.
+func intoCgroup(sys *syscall.SysProcAttr, leaf *cgroup.Leaf) {
+	if leaf != nil && leaf.CgroupFD() >= 0 {
+		sys.UseCgroupFD = true
+		sys.CgroupFD = leaf.CgroupFD()
+	}
+}
+
+// forkInLeaf runs fork on a thread that sits in the leaf's v1 cgroups for
+// the duration, so bash is born in them (v1 has no CLONE_INTO_CGROUP). The
+// fork runs on its own goroutine: should the thread fail to move back, it
+// stays locked and the Go runtime retires it when the goroutine ends,
+// rather than leaving a shellsup thread in the leaf.
+func forkInLeaf(leaf *cgroup.Leaf, fork func() (int, error)) (int, error) {
+	if leaf == nil || !leaf.HasV1() {
+		return fork()
+	}
+	type result struct {
+		pid int
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		runtime.LockOSThread()
+		var r result
+		restore, err := leaf.PlaceThread()
+		if err != nil {
+			r.err = fmt.Errorf("placing bash in the v1 limit cgroups: %w", err)
+		} else {
+			r.pid, r.err = fork()
+		}
+		if restore() == nil {
+			runtime.UnlockOSThread()
+		}
+		done <- r
+	}()
+	r := <-done
+	return r.pid, r.err
+}
+
+// raiseOOMScore sets bash's oom_score_adj to request.WorkloadOOMScore unless it is
+// higher already. Raising needs no privilege. bash is written to right
+// after the fork returns, before a login shell has read its profile, so its
+// children inherit the value.
+func raiseOOMScore(pid int) {
+	path := "/proc/" + strconv.Itoa(pid) + "/oom_score_adj"
+	if b, err := os.ReadFile(path); err == nil {
+		if v, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && v >= request.WorkloadOOMScore {
+			return
+		}
+	}
+	_ = os.WriteFile(path, []byte(strconv.Itoa(request.WorkloadOOMScore)), 0) // bash may already be gone
+}

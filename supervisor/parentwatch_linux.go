@@ -1,0 +1,93 @@
+package supervisor
+
+import (
+	"os"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/shellsup/shellsup/protocol"
+)
+
+// watchParent cancels the run (reason parent-gone) as soon as shellsup's
+// parent process exits, or its stdout or stderr, when a pipe, loses its
+// reader, in every mode and without waiting for a write to fail. The
+// parent is watched through a pidfd opened at start and checked against
+// getppid() afterwards: a parent that died before the pidfd was opened
+// (since ppid was read, at start) has already reparented shellsup. stop ends
+// the watch.
+func watchParent(ppid int, stdio Stdio, cancel func(reason string)) (stop func()) {
+	wake, err := unix.Eventfd(0, unix.EFD_CLOEXEC)
+	if err != nil {
+		return func() {} // EPIPE and the control channel still tell
+	}
+	fds := []unix.PollFd{{Fd: int32(wake), Events: unix.POLLIN}}
+	pidfd := -1
+	if ppid > 1 { // 1: init never dies; 0: the parent is outside shellsup's PID namespace
+		if pidfd, err = unix.PidfdOpen(ppid, 0); err != nil {
+			pidfd = -1
+		}
+		switch {
+		case os.Getppid() != ppid:
+			cancel(protocol.ReasonParentGone) // the pidfd, if any, may name a stranger
+		case err == nil:
+			fds = append(fds, unix.PollFd{Fd: int32(pidfd), Events: unix.POLLIN})
+		}
+	}
+	for _, f := range []*os.File{stdio.Stdout, stdio.Stderr} {
+		if fd, ok := pipeFd(f); ok {
+			fds = append(fds, unix.PollFd{Fd: int32(fd), Events: 0}) // POLLERR: no reader left
+		}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if pollParent(fds) {
+			cancel(protocol.ReasonParentGone)
+		}
+		if pidfd >= 0 {
+			unix.Close(pidfd)
+		}
+		unix.Close(wake)
+	}()
+	return func() {
+		_, _ = unix.Write(wake, []byte{1, 0, 0, 0, 0, 0, 0, 0})
+		<-done
+	}
+}
+
+// pollParent blocks until one of fds (after the wake-up eventfd) reports
+// the parent gone, true, or the eventfd is written, false.
+func pollParent(fds []unix.PollFd) bool {
+	for {
+		_, err := unix.Poll(fds, -1)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || fds[0].Revents != 0 {
+			return false
+		}
+		for _, p := range fds[1:] {
+			if p.Revents&(unix.POLLIN|unix.POLLERR|unix.POLLHUP) != 0 {
+				return true
+			}
+		}
+	}
+}
+
+// pipeFd is f's fd if f is a pipe. (SyscallConn, unlike Fd, leaves the
+// file's blocking mode alone.)
+func pipeFd(f *os.File) (int, bool) {
+	if f == nil {
+		return -1, false
+	}
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return -1, false
+	}
+	fd, pipe := -1, false
+	_ = rc.Control(func(u uintptr) {
+		var st unix.Stat_t
+		fd, pipe = int(u), unix.Fstat(int(u), &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFIFO
+	})
+	return fd, pipe
+}

@@ -1,0 +1,113 @@
+package supervisor
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/shellsup/shellsup/cgroup"
+	"github.com/shellsup/shellsup/pidns"
+	"github.com/shellsup/shellsup/reaper"
+)
+
+// nsStatusWait bounds the wait for bash's status from the PID-namespace
+// init once shellsup's tree is empty (the init's exit ends it at once).
+const nsStatusWait = time.Second
+
+// leader is what a run watches for the command's end: the Waiter (bash is
+// shellsup's child) or the PID-namespace init's report (bash is the init's).
+type leader interface {
+	LeaderExited() <-chan struct{}
+	LeaderStatus() unix.WaitStatus
+	// LeaderDone: bash has exited, whether or not it was reaped yet (an
+	// exit that happened before the timer fired wins the tie).
+	LeaderDone() bool
+}
+
+// spawnFor starts the command the way cfg asks: as shellsup's child, or
+// under the init of a new PID namespace, whose tier it then adds to cont.
+func spawnFor(cfg Config, cont *reaper.Containment, leaf *cgroup.Leaf) (*child, error) {
+	if !cfg.PIDNamespace {
+		return spawn(cfg, leaf)
+	}
+	return spawnInNamespace(cfg, cont, leaf)
+}
+
+// spawnInNamespace is spawn with the PID-namespace init between shellsup
+// and bash: the same stdin, pipes, environment and working directory.
+func spawnInNamespace(cfg Config, cont *reaper.Containment, leaf *cgroup.Leaf) (*child, error) {
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", os.DevNull, err)
+	}
+	defer devnull.Close() // the init has its own copy
+	outR, outW, err := outputPipe()
+	if err != nil {
+		return nil, err
+	}
+	errR, errW, err := outputPipe()
+	if err != nil {
+		outR.Close()
+		unix.Close(outW)
+		return nil, err
+	}
+	env := childEnv(os.Environ(), cfg.Cwd)
+	spec := pidns.Spec{
+		Command: cfg.Command, Cwd: cfg.Cwd, Env: env,
+		Stdio: [3]uintptr{devnull.Fd(), uintptr(outW), uintptr(errW)},
+	}
+	if leaf != nil && leaf.CgroupFD() >= 0 {
+		spec.UseCgroupFD, spec.CgroupFD = true, leaf.CgroupFD() // the init is born in the leaf
+	}
+	var in *pidns.Init
+	_, err = forkInLeaf(leaf, func() (int, error) {
+		in, err = pidns.Start(spec)
+		return 0, err
+	})
+	unix.Close(outW) // the init's copies are the tree's
+	unix.Close(errW)
+	if err != nil {
+		outR.Close()
+		errR.Close()
+		var ee *pidns.ExecError
+		if errors.As(err, &ee) {
+			return nil, describeExecError(ee.Errno, []string{bashPath, "-lc", cfg.Command}, env, cfg.Cwd)
+		}
+		return nil, err
+	}
+	cont.AddTier(in)
+	return &child{pid: in.Pid(), shownPid: in.BashPid(), stdout: outR, stderr: errR, ns: in}, nil
+}
+
+// leader is the init's report in a PID namespace, else the Waiter.
+func (c *child) leader(w *reaper.Waiter) leader {
+	if c.ns != nil {
+		return c.ns
+	}
+	return w
+}
+
+// bashPid is bash's pid as shellsup's namespace numbers it.
+func (c *child) bashPid() int {
+	if c.shownPid != 0 {
+		return c.shownPid
+	}
+	return c.pid
+}
+
+// settle waits, bounded, for the init's report once the tree is empty.
+func settle(ld leader) {
+	select {
+	case <-ld.LeaderExited():
+	case <-time.After(nsStatusWait):
+	}
+}
+
+// isUnavailable: the tier the caller asked for cannot be had here.
+func isUnavailable(err error) bool {
+	var ue *pidns.UnavailableError
+	return errors.As(err, &ue)
+}
