@@ -300,7 +300,7 @@ func (p *process) abandonment() string {
 // only shellsup could have cleaned up.
 func leftover(start *protocol.Start) string {
 	if start == nil {
-		return "; it had not started the command"
+		return "; no start frame arrived, so what it started is unknown"
 	}
 	if st := procState(start.ChildPid); st != "" && st != "Z" && st != "X" {
 		return fmt.Sprintf("; bash (pid %d) is still running (state %s): it and the processes it started may survive, as shellsup could not clean up", start.ChildPid, st)
