@@ -193,10 +193,10 @@ func (s *session) announce(c *child, cont *reaper.Containment) {
 }
 
 // watchCancels turns signals, the control channel and output failures into
-// cancel reasons. SIGTERM, SIGINT and SIGHUP mean "signal", or "parent-gone"
-// when shellsup has been reparented (its parent died and a parent-death
-// signal brought the news). A SIGINT or SIGTERM once the ending is decided
-// (the second Ctrl-C) skips the rest of the cleanup's grace.
+// cancel reasons. A terminating signal (see cancelSignals) means "signal",
+// or "parent-gone" when shellsup has been reparented (its parent died and a
+// parent-death signal brought the news). A SIGINT or SIGTERM once the
+// ending is decided (the second Ctrl-C) skips the rest of the cleanup's grace.
 func (s *session) watchCancels(stdin *os.File, sigs *signalSet) {
 	ppid := os.Getppid()
 	go func() {

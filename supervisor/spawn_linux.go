@@ -51,7 +51,11 @@ func (e *execError) exitCode() int {
 // spawn starts /bin/bash -lc COMMAND in a new session, in cfg.Cwd, with
 // stdin /dev/null, its stdout and stderr on fresh pipes, no other fd, and
 // an empty signal mask; born in leaf's cgroups when there is a leaf.
+// shellsup is made non-dumpable first (see forbidDumps).
 func spawn(cfg Config, leaf *cgroup.Leaf) (*child, error) {
+	if err := forbidDumps(); err != nil {
+		return nil, err
+	}
 	devnull, err := os.Open(os.DevNull)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", os.DevNull, err)
@@ -78,6 +82,7 @@ func spawn(cfg Config, leaf *cgroup.Leaf) (*child, error) {
 	}
 	intoCgroup(attr.Sys, leaf)
 	pid, err := forkInLeaf(leaf, func() (int, error) { return forkExecUnmasked(argv, attr) })
+	ignoreReservedSignals() // bash has its own dispositions now
 	// The parent's copies of the write ends: EOF comes when the tree's are
 	// gone. shellsup never wrote to them, so a failed close loses nothing.
 	unix.Close(outW)

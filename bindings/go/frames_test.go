@@ -188,7 +188,7 @@ func TestReadRun(t *testing.T) {
 	t.Run("a whole run", func(t *testing.T) {
 		var calls []call
 		r := frameStream(t, "start", "progress-stdout", future, "progress-stderr-utf8", extraKey,
-			"progress-marker", "cancel-request", "totals-cancelled", "progress-stdout")
+			"progress-marker", "cancel-request", "totals-cancelled")
 		cancelled := 0
 		out, err := readRun(r, func(s, text string) error { calls = append(calls, call{s, text}); return nil }, func() { cancelled++ })
 		require.NoError(t, err)
@@ -197,7 +197,13 @@ func TestReadRun(t *testing.T) {
 		require.NotNil(t, out.totals)
 		assert.True(t, resultOf(out.totals).Cancelled)
 		assert.Zero(t, cancelled)
-		assert.Positive(t, r.Len(), "nothing is read after totals")
+		assert.Zero(t, r.Len(), "read to the end")
+	})
+	t.Run("a frame after totals", func(t *testing.T) {
+		r := frameStream(t, "start", "totals-cancelled", "progress-stdout")
+		out, err := readRun(r, nil, func() {})
+		require.ErrorContains(t, err, "a progress frame after the totals frame")
+		require.NotNil(t, out.totals, "the totals read before it")
 	})
 
 	t.Run("a run that could not happen", func(t *testing.T) {
