@@ -63,6 +63,12 @@ func runInit(command string, login bool) int {
 	// The status pipe must not reach bash: a command holding it could
 	// write status records of its own.
 	unix.CloseOnExec(statusFd)
+	// Non-dumpable, as shellsup is: a command of the same user cannot open
+	// /proc/1/fd/* (the status pipe) or ptrace the init. bash's exec makes
+	// bash dumpable again.
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return exitSetupFail
+	}
 	status := os.NewFile(statusFd, "status")
 	_ = setName(initComm) // what ps shows for pid 1; cosmetic
 	// Under memory pressure the kernel should pick the command, not

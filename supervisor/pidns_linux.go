@@ -29,11 +29,26 @@ type leader interface {
 
 // spawnFor starts the command the way cfg asks: as shellsup's child, or
 // under the init of a new PID namespace, whose tier it then adds to cont.
+//
+// shellsup is made non-dumpable (forbidDumps) before the command can exist;
+// with --pidns only once the init is started, because an unprivileged
+// init's uid and gid maps are written through its /proc entry, which a
+// non-dumpable parent's fork would give to root. Nothing inside the
+// namespace can see shellsup in that moment.
 func spawnFor(cfg Config, cont *reaper.Containment, leaf *cgroup.Leaf) (*child, error) {
 	if !cfg.PIDNamespace {
+		if err := forbidDumps(); err != nil {
+			return nil, err
+		}
 		return spawn(cfg, leaf)
 	}
-	return spawnInNamespace(cfg, cont, leaf)
+	c, err := spawnInNamespace(cfg, cont, leaf)
+	if err == nil {
+		// prctl cannot fail with these arguments; and the command, inside
+		// the namespace, cannot reach shellsup's /proc entry anyway.
+		_ = forbidDumps()
+	}
+	return c, err
 }
 
 // spawnInNamespace is spawn with the PID-namespace init between shellsup
@@ -78,6 +93,7 @@ func spawnInNamespace(cfg Config, cont *reaper.Containment, leaf *cgroup.Leaf) (
 		}
 		return nil, err
 	}
+	ignoreReservedSignals() // the init has its own dispositions now
 	cont.AddTier(in)
 	return &child{pid: in.Pid(), shownPid: in.BashPid(), stdout: outR, stderr: errR, ns: in}, nil
 }
