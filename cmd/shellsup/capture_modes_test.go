@@ -96,7 +96,9 @@ func TestCaptureModesFit(t *testing.T) {
 
 // The default is today's head capture: --capture head changes nothing.
 func TestCaptureHeadIsTheDefault(t *testing.T) {
-	cmd := "seq 1 30000; printf '\\xff\\xe2\\x82' >&2"
+	// stderr first, well before stdout overflows: the capture takes text in
+	// arrival order across the streams, so the two runs must see one order.
+	cmd := "printf '\\xff\\xe2\\x82A' >&2; sleep 0.3; seq 1 30000" // no sequence left open for EOF
 	def := requireTotals(t, runShellsup(t, opts{args: []string{"--budget", "5000"}, command: cmd}))
 	head := requireTotals(t, runShellsup(t, opts{args: []string{"--budget", "5000", "--capture", "head"}, command: cmd}))
 	assert.Equal(t, def.Stdout, head.Stdout)
