@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/shellsup/shellsup/internal/proctest"
 	"github.com/shellsup/shellsup/protocol"
 	"github.com/shellsup/shellsup/reaper/reapertest"
 )
@@ -179,17 +180,28 @@ func asNobody(t *testing.T, dir string) string {
 // TestKilledShellsupIsReported: the command SIGKILLs shellsup, which no
 // tier-less supervisor survives: Run returns a protocol error that says
 // how shellsup ended and that bash is still running (the subreaper
-// boundary ended with shellsup). The test then removes the orphans itself.
+// boundary ended with shellsup), and the test removes the orphans itself.
+// In the cgroup tier Run kills the leaf the start frame named: nothing is
+// left.
 func TestKilledShellsupIsReported(t *testing.T) {
 	tok := reapertest.NewToken()
 	t.Cleanup(func() {
 		reapertest.Kill(tok)
 		awaitNoLeak(t, tok, 10*time.Second)
 	})
-	_, err := Run(context.Background(), Request{Command: "sleep 300 & kill -KILL $PPID; sleep 300", Env: env(t, tok), Timeout: 60 * time.Second})
+	_, err := Run(context.Background(), Request{Command: "sleep 300 & setsid sleep 300 & kill -KILL $PPID; sleep 300", Env: env(t, tok), Timeout: 60 * time.Second})
 	e := requireCategory(t, err, CategoryProtocol)
 	assert.Contains(t, e.Message, "ended before the totals frame")
 	assert.Contains(t, e.Message, "signal: killed")
+	if proctest.CgroupByDefault() {
+		assert.Contains(t, e.Message, "Run killed every process in its cgroup leaf")
+		for _, p := range reapertest.Find(tok) {
+			// Killed processes wait as zombies for this test binary, a
+			// subreaper, to reap them; none may be alive.
+			assert.Equal(t, "Z", p.State, "the binding killed the leaf: nothing of the tree is alive: %v", p)
+		}
+		return
+	}
 	assert.Regexp(t, `bash \(pid \d+\) is still running`, e.Message)
 	assert.NotEmpty(t, reapertest.Find(tok), "the tree outlived shellsup, as documented for this tier")
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -301,6 +302,12 @@ func (p *process) abandonment() string {
 func leftover(start *protocol.Start) string {
 	if start == nil {
 		return "; no start frame arrived, so what it started is unknown"
+	}
+	if start.Cgroup != "" {
+		return "; " + killLeaf(start.Cgroup)
+	}
+	if slices.Contains(strings.Split(start.Containment, "+"), "pidns") {
+		return "; the command ran in a PID namespace, which the kernel kills when shellsup dies"
 	}
 	if st := procState(start.ChildPid); st != "" && st != "Z" && st != "X" {
 		return fmt.Sprintf("; bash (pid %d) is still running (state %s): it and the processes it started may survive, as shellsup could not clean up", start.ChildPid, st)
