@@ -15,6 +15,9 @@ import (
 type Deadlines struct {
 	Grace time.Duration // SIGTERM → SIGKILL: how long the tree may take to exit on its own
 	Kill  time.Duration // after the grace: how long the stop-and-kill loop may try
+	// Hurry, when closed, ends the grace at once (a second Ctrl-C); nil
+	// never does.
+	Hurry <-chan struct{}
 }
 
 // quickExit is how long the SIGTERM pass waits for shellsup's children to
@@ -48,7 +51,7 @@ func (c *Containment) Cleanup(w *Waiter, d Deadlines) Report {
 		hardEnd := graceEnd.Add(d.Kill)
 		c.hooks(Tier.Term)
 		s.term(graceEnd)
-		if !s.waitEmpty(graceEnd) {
+		if !s.waitGrace(graceEnd, d.Hurry) {
 			c.hooks(Tier.Kill)
 			s.kill(hardEnd)
 		}
@@ -123,6 +126,20 @@ func (s *sweep) waitEmpty(deadline time.Time) bool {
 	select {
 	case <-s.w.Empty():
 		return true
+	case <-t.C:
+		return s.empty()
+	}
+}
+
+// waitGrace is waitEmpty that also returns when hurry is closed.
+func (s *sweep) waitGrace(deadline time.Time, hurry <-chan struct{}) bool {
+	t := time.NewTimer(max(time.Until(deadline), 0))
+	defer t.Stop()
+	select {
+	case <-s.w.Empty():
+		return true
+	case <-hurry:
+		return s.empty()
 	case <-t.C:
 		return s.empty()
 	}

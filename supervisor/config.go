@@ -28,6 +28,8 @@ type Args struct {
 	Require   string // --require TIER: cgroup or pidns
 	MaxProcs  string // --max-procs N
 	MaxMemory string // --max-memory BYTES (64M-style suffixes)
+
+	Output OutputArgs
 }
 
 // Config is a validated run request.
@@ -46,6 +48,8 @@ type Config struct {
 	MaxMemory    int64  // bytes; 0: no limit
 	// PIDNamespace runs the command under an init of its own PID namespace.
 	PIDNamespace bool
+
+	OutputConfig
 }
 
 // timeoutDuration converts the validated timeout.
@@ -79,7 +83,10 @@ func (a Args) Validate() (Config, error) {
 			return cfg, err
 		}
 	}
-	if err := a.validateContainment(&cfg); err != nil {
+	if err = a.validateContainment(&cfg); err != nil {
+		return cfg, err
+	}
+	if err = a.validateOutput(&cfg); err != nil {
 		return cfg, err
 	}
 	if cfg.Cwd, err = resolveCwd(a.Cwd); err != nil {

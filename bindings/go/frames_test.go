@@ -76,6 +76,7 @@ func TestGoldenFrames(t *testing.T) {
 					Version: v.int("version"), Pid: v.int("pid"), ChildPid: v.int("childPid"),
 					Command: v.str("command"), Cwd: v.str("cwd"), Timeout: v.num("timeout"),
 					Budget: v.int("budget"), Containment: v.str("containment"),
+					Capture: v.str("capture"), Lifetime: v.num("lifetime"), Spill: v.str("spill"), Login: v.bool("login"),
 				}, *f)
 			case *protocol.Progress:
 				assert.Equal(t, protocol.Progress{Stream: v.str("stream"), Text: v.str("text")}, *f)
@@ -90,6 +91,16 @@ func TestGoldenFrames(t *testing.T) {
 				assert.Equal(t, v.str("category"), e.Category)
 				assert.Equal(t, v.str("message"), e.Message)
 				assert.Equal(t, "shellsup: "+v.str("category")+": "+v.str("message"), e.Error())
+			case *protocol.Ports:
+				var want []protocol.Port
+				if ps, ok := v.m["ports"].([]any); ok {
+					want = []protocol.Port{}
+					for _, p := range ps {
+						pv := value{t, p.(map[string]any)}
+						want = append(want, protocol.Port{Proto: pv.str("proto"), Addr: pv.str("addr"), Port: pv.int("port"), Pid: pv.int("pid")})
+					}
+				}
+				assert.Equal(t, want, f.Ports)
 			default:
 				t.Fatalf("unexpected frame %T", f)
 			}

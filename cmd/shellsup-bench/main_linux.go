@@ -48,6 +48,7 @@ func main() {
 	fmt.Println("|---|---|---|---|---|")
 	spawnOverhead()
 	drain()
+	drainSpill()
 	teardown()
 	peakRSS()
 }
@@ -98,6 +99,30 @@ func drain() {
 	}
 	b, s := median(base), median(sup)
 	fmt.Printf("| drain 1 GiB: `head | cat > /dev/null` vs `shellsup -- head` (%d runs) | %s | %s | %.2f× cat's speed | ≥ 1.0× |\n", *heavy, ms(b), ms(s), float64(b)/float64(s))
+}
+
+// drainSpill is drain with --spill: the first 256 MiB (the default
+// --spill-max) written to a spill file, the rest spliced away.
+func drainSpill() {
+	const gib = "1073741824"
+	dir, err := os.MkdirTemp("", "shellsup-bench-spill-")
+	if err != nil {
+		fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	var base, sup []time.Duration
+	for i := 0; i < *heavy; i++ {
+		base = append(base, timeRun(exec.Command("/bin/bash", "-c", "head -c "+gib+" /dev/zero | cat > /dev/null")))
+		cmd := exec.Command(*bin, "--frames", "--spill", dir, "--", "head -c "+gib+" /dev/zero")
+		cmd.Stdout, _ = os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+		sup = append(sup, timeRun(cmd))
+		runs, _ := filepath.Glob(filepath.Join(dir, "shellsup-*"))
+		for _, r := range runs {
+			os.RemoveAll(r)
+		}
+	}
+	b, s := median(base), median(sup)
+	fmt.Printf("| drain 1 GiB with `--spill` (256 MiB kept): `head | cat > /dev/null` vs `shellsup --spill DIR -- head` (%d runs) | %s | %s | %.2f× cat's speed | ≥ 1.0× |\n", *heavy, ms(b), ms(s), float64(b)/float64(s))
 }
 
 // teardown compares shellsup's cleanup of 500 setsid sleepers (its own
@@ -239,13 +264,29 @@ func cgroup2Root() (string, error) {
 }
 
 func peakRSS() {
-	var rss []int64
-	for i := 0; i < 3; i++ {
-		cmd := exec.Command(*bin, "--frames", "--", "head -c 1073741824 /dev/zero")
-		cmd.Stdout, _ = os.OpenFile(os.DevNull, os.O_WRONLY, 0)
-		timeRun(cmd)
-		rss = append(rss, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss)
+	dir, err := os.MkdirTemp("", "shellsup-bench-spill-")
+	if err != nil {
+		fatal(err)
 	}
-	sort.Slice(rss, func(i, j int) bool { return rss[i] < rss[j] })
-	fmt.Printf("| peak RSS of shellsup passing 1 GiB | | %.1f MiB | | ≤ 12 MiB |\n", float64(rss[1])/1024)
+	defer os.RemoveAll(dir)
+	for _, extra := range [][]string{nil, {"--spill", dir}} {
+		var rss []int64
+		for i := 0; i < 3; i++ {
+			args := append(append([]string{"--frames"}, extra...), "--", "head -c 1073741824 /dev/zero")
+			cmd := exec.Command(*bin, args...)
+			cmd.Stdout, _ = os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+			timeRun(cmd)
+			rss = append(rss, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss)
+			runs, _ := filepath.Glob(filepath.Join(dir, "shellsup-*"))
+			for _, r := range runs {
+				os.RemoveAll(r)
+			}
+		}
+		sort.Slice(rss, func(i, j int) bool { return rss[i] < rss[j] })
+		what := "peak RSS of shellsup passing 1 GiB"
+		if extra != nil {
+			what += " with `--spill`"
+		}
+		fmt.Printf("| %s | | %.1f MiB | | ≤ 12 MiB |\n", what, float64(rss[1])/1024)
+	}
 }

@@ -36,6 +36,16 @@ options:
   --cgroup PATH      make the run's leaf cgroup under this delegated cgroup v2
   --no-cgroup        make no cgroup leaf: the subreaper floor (and --pidns) only
   --require TIER     refuse to run unless TIER (cgroup or pidns) is in force
+  --spill DIR        write the raw stdout and stderr to private files in a new
+                     directory under DIR (named in totals)
+  --spill-max BYTES  limit of each spill file (default 256M; K, M, G suffixes)
+  --capture MODE     head (default), tail or head+tail: which part of the output
+                     the capture keeps when it exceeds the budget
+  --lifetime SECONDS a job's lifetime instead of --timeout (at most 7d; s, m, h, d
+                     suffixes: 1h)
+  --redact           replace secrets (tokens, keys) in the captured text
+  --redact-pattern RE  a further secret pattern (Go regexp; repeatable; implies --redact)
+  --quiet            human mode: no summary line
   --version          print the version
   --help             print this help
 
@@ -46,7 +56,8 @@ shellsup sweep kills and removes the leaf cgroups of shellsups that died
 (e.g. SIGKILLed) and prints what it removed; every run does the same first.
 
 exit status: the command's (128+N if a signal N ended it); 124 timed out;
-130 cancelled; 125 shellsup failed; 126/127 bash could not be run / not found.
+128+N cancelled by signal N (SIGINT 130, SIGTERM 143), 130 other cancels;
+125 shellsup failed; 126/127 bash could not be run / not found.
 `, request.DefaultTimeout, request.MaxTimeout, request.DefaultBudget, request.MaxBudget,
 	request.DefaultGrace, request.MaxGrace)
 
@@ -108,6 +119,7 @@ func Parse(argv []string) (supervisor.Args, error) {
 	fs.StringVar(&a.Cgroup, "cgroup", "", "")
 	fs.BoolVar(&a.NoCgroup, "no-cgroup", false, "")
 	fs.StringVar(&a.Require, "require", "", "")
+	outputFlags(fs, &a.Output)
 	showVersion := fs.Bool("version", false, "")
 	if err := fs.Parse(argv); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -133,7 +145,7 @@ func options(argv []string) []string {
 }
 
 // optionNames lists the options for an "unknown option" message.
-const optionNames = "--timeout, --cwd, --budget, --grace, --frames, --pidns, --max-procs, --max-memory, --cgroup, --no-cgroup, --require, --version, --help"
+const optionNames = "--timeout, --cwd, --budget, --grace, --frames, --pidns, --max-procs, --max-memory, --cgroup, --no-cgroup, --require, --spill, --spill-max, --capture, --lifetime, --redact, --redact-pattern, --quiet, --version, --help"
 
 // describeFlagError rewords the flag package's errors, naming the option
 // the way the user typed it ("-V" stays "-V", "--V" stays "--V").
@@ -165,4 +177,18 @@ func typed(argv []string, name string) string {
 		}
 	}
 	return "--" + name
+}
+
+// outputFlags registers the options about the output and a job's lifetime.
+func outputFlags(fs *flag.FlagSet, o *supervisor.OutputArgs) {
+	fs.StringVar(&o.Spill, "spill", "", "")
+	fs.StringVar(&o.SpillMax, "spill-max", "", "")
+	fs.StringVar(&o.Capture, "capture", "", "")
+	fs.StringVar(&o.Lifetime, "lifetime", "", "")
+	fs.BoolVar(&o.Redact, "redact", false, "")
+	fs.Func("redact-pattern", "", func(s string) error {
+		o.RedactPatterns = append(o.RedactPatterns, s)
+		return nil
+	})
+	fs.BoolVar(&o.Quiet, "quiet", false, "")
 }
