@@ -29,6 +29,9 @@ type process struct {
 	watchdog  *time.Timer
 	deadline  time.Time // when the watchdog fires
 	killedWhy string    // set when Run killed shellsup
+
+	// watch, if set (by Start), sees every frame of the run in order.
+	watch func(protocol.Frame)
 }
 
 // start spawns shellsup with its control pipe, frame pipe and stderr
@@ -92,7 +95,7 @@ func (p *process) own(started chan<- error) {
 func (p *process) supervise(ctx context.Context, progress func(stream, text string) error) (res Result, err error) {
 	defer p.release() // if progress panicked: shellsup sees EOF and cleans up
 	stop := context.AfterFunc(ctx, p.cancel)
-	out, readErr := readRun(p.frames, progress, p.cancel)
+	out, readErr := readRun(p.frames, progress, p.cancel, p.watching()...)
 	stop()
 	p.finish(out.ended())
 	switch {
@@ -106,6 +109,14 @@ func (p *process) supervise(ctx context.Context, progress func(stream, text stri
 		return res, fmt.Errorf("shellsup: progress callback: %w", out.callbackErr)
 	}
 	return res, nil
+}
+
+// watching is the frame watcher for readRun: p.watch, if set.
+func (p *process) watching() []func(protocol.Frame) {
+	if p.watch == nil {
+		return nil
+	}
+	return []func(protocol.Frame){p.watch}
 }
 
 // cancel sends the cancel frame, once, and shortens the watchdog to the

@@ -94,6 +94,27 @@ type Request struct {
 	// 4 MiB. Refused like MaxProcs where no memory controller can be had.
 	MaxMemory int64
 
+	// Lifetime makes the run a job (shellsup --lifetime instead of
+	// --timeout): it is stopped, as by a timeout, once it has run this long.
+	// 0 means no lifetime for Run (Timeout applies) and DefaultLifetime
+	// (1 h) for Start; otherwise it must be greater than 0 and at most
+	// MaxLifetime (7 days). Timeout and Lifetime exclude each other.
+	Lifetime time.Duration
+
+	// Spill is a directory where shellsup keeps every raw byte of stdout
+	// and stderr (shellsup --spill): it makes a new private directory in
+	// it (0700) holding the files stdout and stderr (0600). Spill must
+	// exist, be a directory and not a symbolic link, be writable, and not be
+	// group- or world-writable. "" means no spill files for Run; Start then
+	// makes a private temporary directory of its own and removes it when
+	// the job has ended (Job.Read keeps working from the files it opened).
+	Spill string
+
+	// SpillMax is the limit of each spill file in bytes (shellsup
+	// --spill-max); past it bytes are counted and dropped. 0 means
+	// DefaultSpillMax (256 MiB). Only with a spill directory.
+	SpillMax int64
+
 	// Binary is the shellsup executable. "" means $SHELLSUP_BIN, then
 	// "shellsup" in $PATH (both read from the calling process's
 	// environment, not from Env). A name without a slash is looked up in
@@ -115,6 +136,9 @@ type config struct {
 	binary    string
 	maxProcs  int64 // 0: no limit
 	maxMemory int64 // 0: no limit
+	lifetime  time.Duration // 0: a call with timeout; otherwise timeout == lifetime
+	spill     string        // "": no spill files
+	spillMax  int64         // 0: shellsup's default
 }
 
 // validate checks every field and returns the run's configuration, or a
@@ -130,6 +154,8 @@ func (r Request) validate() (config, error) {
 		func() error { return validateCwd(r.Cwd) },
 		func() error { return validateEnv(r.Env) },
 		func() error { return validateLimits(r.MaxProcs, r.MaxMemory) },
+		func() error { return validateLifetime(r.Timeout, r.Lifetime, &c) },
+		func() error { return validateSpill(r.Spill, r.SpillMax, &c) },
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {
@@ -243,6 +269,15 @@ func clip(s string) string {
 // --name=value form, so a value starting with "-" cannot be read as a flag.
 func (c config) args() []string {
 	args := []string{"--frames", "--timeout=" + seconds(c.timeout)}
+	if c.lifetime != 0 {
+		args = []string{"--frames", "--lifetime=" + seconds(c.lifetime)}
+	}
+	if c.spill != "" {
+		args = append(args, "--spill="+c.spill)
+	}
+	if c.spillMax != 0 {
+		args = append(args, "--spill-max="+strconv.FormatInt(c.spillMax, 10))
+	}
 	if c.cwd != "" {
 		args = append(args, "--cwd="+c.cwd)
 	}
