@@ -134,8 +134,8 @@ type config struct {
 	pidns     bool
 	progress  func(stream, text string) error
 	binary    string
-	maxProcs  int64 // 0: no limit
-	maxMemory int64 // 0: no limit
+	maxProcs  int64         // 0: no limit
+	maxMemory int64         // 0: no limit
 	lifetime  time.Duration // 0: a call with timeout; otherwise timeout == lifetime
 	spill     string        // "": no spill files
 	spillMax  int64         // 0: shellsup's default
