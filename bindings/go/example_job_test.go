@@ -21,7 +21,7 @@ func ExampleStart() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer job.Kill(0) // never leave it running
+	defer job.Close() // never leave it running: kills it if need be, closes its files
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

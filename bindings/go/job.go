@@ -49,6 +49,9 @@ type Job struct {
 
 	readMu sync.Mutex
 	cursor [2]spillCursor // Read's position in each spill file
+
+	filesMu sync.RWMutex // readers of files; Close takes it to close them
+	closed  bool
 }
 
 // Output is what one Job.Read returns: the job's output since the previous
@@ -267,8 +270,10 @@ func (j *Job) hurry(grace time.Duration) {
 func (j *Job) Read() (Output, error) {
 	j.readMu.Lock()
 	defer j.readMu.Unlock()
-	if j.openErr != nil {
-		return Output{}, newError(CategoryInternal, j.openErr.Error(), j.openErr)
+	j.filesMu.RLock()
+	defer j.filesMu.RUnlock()
+	if err := j.filesErr(); err != nil {
+		return Output{}, err
 	}
 	ended := !j.Running() // before reading: then the files are complete
 	var o Output
@@ -287,6 +292,42 @@ func (j *Job) Read() (Output, error) {
 		o.Done = !o.More
 	}
 	return o, nil
+}
+
+// filesErr says why the spill files cannot be read, if they cannot: they
+// could not be opened, or Close closed them. The caller holds filesMu.
+func (j *Job) filesErr() error {
+	switch {
+	case j.openErr != nil:
+		return newError(CategoryInternal, j.openErr.Error(), j.openErr)
+	case j.closed:
+		return ErrClosed
+	}
+	return nil
+}
+
+// ErrClosed is what Read and WaitFor (for a pattern) return after Close.
+var ErrClosed = errors.New("shellsup: the job is closed")
+
+// Close kills the job if it is still running (as Kill with the job's own
+// grace) and closes its spill files; Read and a WaitFor for a pattern fail
+// afterwards. Call it (defer job.Close()) when done with a job: until
+// then, or until the Job is garbage, its two files stay open. Close
+// returns the error of the job's end, like Wait, and may be called more
+// than once.
+func (j *Job) Close() error {
+	_, err := j.Kill(j.p.grace)
+	j.filesMu.Lock()
+	defer j.filesMu.Unlock()
+	if !j.closed {
+		j.closed = true
+		for _, f := range j.files {
+			if f != nil {
+				_ = f.Close() // read-only: nothing to lose
+			}
+		}
+	}
+	return err
 }
 
 // spillMax is the limit of each spill file.

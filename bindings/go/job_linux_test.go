@@ -46,6 +46,7 @@ func startJob(t *testing.T, req Request) *Job {
 		if j.Running() {
 			_, _ = j.Kill(0) // the test failed before its own Kill
 		}
+		_ = j.Close() // the job's result was checked by the test
 	})
 	return j
 }
@@ -307,6 +308,7 @@ func TestJobContextCancels(t *testing.T) {
 	req.Grace = new(time.Duration(0))
 	j, err := Start(ctx, req)
 	require.NoError(t, err)
+	defer j.Close()
 	cancel()
 	wctx, wcancel := context.WithTimeout(context.Background(), jobWait)
 	defer wcancel()
@@ -485,4 +487,52 @@ func TestJobReadManyAtOnce(t *testing.T) {
 		want += len(fmt.Sprintf("line %d\n", i))
 	}
 	assert.Equal(t, want, total, "every byte once over all readers")
+}
+
+// TestJobClose: Close kills a running job and closes its files; Read then
+// fails with ErrClosed; a second Close changes nothing.
+func TestJobClose(t *testing.T) {
+	req := newRequest(t, `echo started; sleep 300`)
+	req.Grace = new(time.Duration(0))
+	j, err := Start(context.Background(), req)
+	require.NoError(t, err)
+	fds := len(fdList(t))
+	require.NoError(t, j.Close())
+	assert.False(t, j.Running())
+	res, err := j.Wait(context.Background())
+	require.NoError(t, err)
+	assert.True(t, res.Cancelled)
+	_, err = j.Read()
+	require.ErrorIs(t, err, ErrClosed)
+	err = j.WaitFor(context.Background(), Ready{Pattern: regexp.MustCompile(`started`)})
+	require.ErrorIs(t, err, ErrClosed)
+	require.NoError(t, j.Close())
+	assert.Less(t, len(fdList(t)), fds, "the spill files (and shellsup's pipes) are closed")
+}
+
+// TestJobNoGoroutineOrFdLeak: 20 jobs, each read, waited for, asked for
+// its ports and closed, leave no goroutine, no open fd and no process.
+func TestJobNoGoroutineOrFdLeak(t *testing.T) {
+	req := newRequest(t, `echo up; sleep 300`)
+	req.Grace = new(time.Duration(0))
+	use := func() {
+		j, err := Start(context.Background(), req)
+		require.NoError(t, err)
+		ctx, cancel := context.WithTimeout(context.Background(), jobWait)
+		defer cancel()
+		require.NoError(t, j.WaitFor(ctx, Ready{Pattern: regexp.MustCompile(`up`)}))
+		_, err = j.Read()
+		require.NoError(t, err)
+		_, err = j.Ports(ctx)
+		require.NoError(t, err)
+		require.NoError(t, j.Close())
+	}
+	use() // warm up: the runtime's own lazily started goroutines and fds
+	goroutines, fds := settle(t, -1, -1)
+	for range 20 {
+		use()
+	}
+	gotG, gotFds := settle(t, goroutines, fds)
+	assert.Equal(t, goroutines, gotG, "goroutines before and after 20 jobs\n%s", stacks())
+	assert.Equal(t, fds, gotFds, "open fds before and after 20 jobs: %v", fdList(t))
 }

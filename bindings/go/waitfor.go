@@ -192,8 +192,10 @@ func (w *waiter) check(ctx context.Context) (bool, error) {
 
 // scan reads the new output and looks for the pattern in it.
 func (w *waiter) scan() (bool, error) {
-	if w.j.openErr != nil {
-		return false, newError(CategoryInternal, w.j.openErr.Error(), w.j.openErr)
+	w.j.filesMu.RLock()
+	defer w.j.filesMu.RUnlock()
+	if err := w.j.filesErr(); err != nil {
+		return false, err
 	}
 	ended := !w.j.Running()
 	for i := range w.cursor {
