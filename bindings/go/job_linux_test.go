@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -374,7 +375,6 @@ func TestJobRefusesBadInput(t *testing.T) {
 		{"spill a symlink", func(r *Request) { r.Spill = link }, "is a symbolic link"},
 		{"spill world-writable", func(r *Request) { r.Spill = worldWritable }, "writable by group or others (mode 0777)"},
 		{"spill max negative", func(r *Request) { r.Spill, r.SpillMax = t.TempDir(), -1 }, "spill max must be at least 0 bytes"},
-		{"spill max without spill", func(r *Request) { r.SpillMax = 100 }, "spill max 100 needs a spill directory"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req := Request{Command: "true", Binary: bin}
@@ -390,8 +390,27 @@ func TestJobRefusesBadInput(t *testing.T) {
 			assert.Equal(t, CategoryValidation, e.Category)
 		})
 	}
-	_, err := os.Stat(mark)
+	_, err := Run(context.Background(), Request{Command: "true", Binary: bin, SpillMax: 100})
+	var e *Error
+	require.ErrorAs(t, err, &e, "Run: a spill limit without a spill directory")
+	assert.Equal(t, CategoryValidation, e.Category)
+	assert.Contains(t, e.Message, "spill max 100 needs a spill directory")
+	_, err = os.Stat(mark)
 	assert.ErrorIs(t, err, os.ErrNotExist, "nothing was spawned")
+}
+
+// TestJobSpillMaxOwnDirectory: Start applies SpillMax to the directory it
+// makes.
+func TestJobSpillMaxOwnDirectory(t *testing.T) {
+	req := newRequest(t, `head -c 3000 /dev/zero | tr '\0' y`)
+	req.SpillMax = 1000
+	j := startJob(t, req)
+	stdout, _, _ := readAll(t, j)
+	assert.Equal(t, strings.Repeat("y", 1000), stdout)
+	res, err := j.Wait(context.Background())
+	require.NoError(t, err)
+	require.NotNil(t, res.Spill)
+	assert.EqualValues(t, 2000, res.Spill.StdoutDropped)
 }
 
 // TestJobRefusesBadReady: WaitFor and Kill refuse bad values with the value
@@ -535,4 +554,24 @@ func TestJobNoGoroutineOrFdLeak(t *testing.T) {
 	gotG, gotFds := settle(t, goroutines, fds)
 	assert.Equal(t, goroutines, gotG, "goroutines before and after 20 jobs\n%s", stacks())
 	assert.Equal(t, fds, gotFds, "open fds before and after 20 jobs: %v", fdList(t))
+}
+
+// TestJobWaitForPortIgnoresAStranger: a port someone else listens on does
+// not make the job ready, though it accepts connections: shellsup's ports
+// answer names only the job's own sockets.
+func TestJobWaitForPortIgnoresAStranger(t *testing.T) {
+	stranger, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer stranger.Close()
+	port := stranger.Addr().(*net.TCPAddr).Port
+	j := startJob(t, newRequest(t, `sleep 300`))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	err = j.WaitFor(ctx, Ready{Port: port})
+	require.ErrorIs(t, err, context.DeadlineExceeded, "the stranger's port is not the job's")
+	assert.Contains(t, err.Error(), fmt.Sprintf("port %d", port))
+	ports, err := j.Ports(context.Background())
+	require.NoError(t, err)
+	assert.Empty(t, ports)
+	assert.True(t, j.Running())
 }

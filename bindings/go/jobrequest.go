@@ -48,11 +48,9 @@ func validateSpill(dir string, max int64, c *config) error {
 	if max < 0 {
 		return &request.ValidationError{Msg: fmt.Sprintf("spill max must be at least 0 bytes (0: the default, %d) (got %d)", DefaultSpillMax, max)}
 	}
+	c.spillMax = max
 	if dir == "" {
-		if max != 0 {
-			return &request.ValidationError{Msg: fmt.Sprintf("spill max %d needs a spill directory", max)}
-		}
-		return nil
+		return nil // Start makes one; Run refuses a SpillMax without it (needSpill)
 	}
 	if strings.IndexByte(dir, 0) >= 0 {
 		return &request.ValidationError{Msg: fmt.Sprintf("spill directory must not contain a NUL byte (got %s)", clip(dir))}
@@ -66,6 +64,14 @@ func validateSpill(dir string, max int64, c *config) error {
 	if err := spill.CheckDir(abs); err != nil && runtime.GOOS == "linux" {
 		return &request.ValidationError{Msg: strings.Replace(err.Error(), strconv.Quote(abs), strconv.Quote(dir), 1)}
 	}
-	c.spill, c.spillMax = abs, max
+	c.spill = abs
+	return nil
+}
+
+// needSpill refuses, for Run, a spill limit without a spill directory.
+func (c config) needSpill() error {
+	if c.spill == "" && c.spillMax != 0 {
+		return invalid(&request.ValidationError{Msg: fmt.Sprintf("spill max %d needs a spill directory (Request.Spill)", c.spillMax)})
+	}
 	return nil
 }

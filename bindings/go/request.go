@@ -112,7 +112,8 @@ type Request struct {
 
 	// SpillMax is the limit of each spill file in bytes (shellsup
 	// --spill-max); past it bytes are counted and dropped. 0 means
-	// DefaultSpillMax (256 MiB). Only with a spill directory.
+	// DefaultSpillMax (256 MiB). Run refuses it without Spill; Start
+	// applies it to the directory it makes.
 	SpillMax int64
 
 	// Binary is the shellsup executable. "" means $SHELLSUP_BIN, then
