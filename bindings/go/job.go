@@ -112,33 +112,54 @@ func Start(ctx context.Context, req Request) (*Job, error) {
 	}
 	j := &Job{started: make(chan struct{}), done: make(chan struct{}), noticed: make(chan struct{}),
 		portsAnswer: make(chan []protocol.Port, 1)}
+	if err := j.spawn(ctx, bin, cfg); err != nil {
+		return nil, err
+	}
+	if err := j.awaitStart(); err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+// spawn makes the job's own spill directory if it needs one, starts
+// shellsup, and reads its frames from a goroutine of the job.
+func (j *Job) spawn(ctx context.Context, bin string, cfg config) error {
 	if cfg.spill == "" {
 		dir, err := os.MkdirTemp("", "shellsup-job-")
 		if err != nil {
-			return nil, newError(CategoryInternal, fmt.Sprintf("making a spill directory for the job: %v", err), err)
+			return newError(CategoryInternal, fmt.Sprintf("making a spill directory for the job: %v", err), err)
 		}
 		cfg.spill, j.ownDir = dir, dir
 	}
 	j.cfg = cfg
-	if j.p, err = start(bin, cfg); err != nil {
+	p, err := start(bin, cfg)
+	if err != nil {
 		j.removeOwnDir()
-		return nil, err
+		return err
 	}
-	j.p.watch = j.watch
+	p.watch = j.watch // before the frames are read
+	j.p = p
 	go j.supervise(ctx)
+	return nil
+}
+
+// awaitStart waits for the start frame, or for the end of a run that
+// could not start, and returns that run's error.
+func (j *Job) awaitStart() error {
 	select {
 	case <-j.started:
+		return nil
 	case <-j.done:
 	}
 	select {
-	case <-j.started:
-		return j, nil
+	case <-j.started: // it started, and ended already
+		return nil
 	default:
 	}
 	if j.err == nil { // totals without a start frame: readRun refuses that
-		return nil, newError(CategoryProtocol, "shellsup reported no start frame", nil)
+		return newError(CategoryProtocol, "shellsup reported no start frame", nil)
 	}
-	return nil, j.err
+	return j.err
 }
 
 // supervise reads the job's frames until its report, as Run does.

@@ -29,7 +29,8 @@ type Ready struct {
 	// and that accepts a connection.
 	Port int
 	// URL is an http or https URL that answers a GET with a 2xx or 3xx
-	// status (redirects are not followed).
+	// status (redirects are not followed). That alone does not prove the
+	// answer came from the job: set Port too for that.
 	URL string
 }
 
@@ -101,7 +102,7 @@ func (j *Job) WaitFor(ctx context.Context, r Ready) error {
 	defer tick.Stop()
 	for {
 		ended := !j.Running() // before looking: then the output is complete
-		ok, err := w.check(ctx)
+		ok, err := w.check(ctx, ended)
 		switch {
 		case err != nil:
 			return err
@@ -165,14 +166,18 @@ type waiter struct {
 }
 
 // check looks at the conditions not met yet, in order, and reports
-// whether all hold.
-func (w *waiter) check(ctx context.Context) (bool, error) {
+// whether all hold. Once the job has ended only its output can still
+// match: a port or URL answering then is not the job's.
+func (w *waiter) check(ctx context.Context, ended bool) (bool, error) {
 	if !w.pattern {
 		ok, err := w.scan()
 		if err != nil || !ok {
 			return false, err
 		}
 		w.pattern = true
+	}
+	if ended && !(w.port && w.url) {
+		return false, nil
 	}
 	if !w.port {
 		ok, err := w.j.listening(ctx, w.r.Port)
