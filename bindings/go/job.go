@@ -387,3 +387,11 @@ func (c *spillCursor) next(f *os.File, max int, final bool) (string, bool, int64
 	}
 	return string(text), more, size, nil
 }
+
+// watching is the frame watcher for readRun: p.watch, if set.
+func (p *process) watching() []func(protocol.Frame) {
+	if p.watch == nil {
+		return nil
+	}
+	return []func(protocol.Frame){p.watch}
+}

@@ -23,15 +23,15 @@ type process struct {
 	slack   time.Duration // watchdogSlack when the run started
 	exited  chan struct{} // closed once cmd.Wait has returned
 
+	// watch, if set (by Start), sees every frame of the run in order.
+	watch func(protocol.Frame)
+
 	mu        sync.Mutex
 	cancelled bool // the cancel frame was sent
 	done      bool // Run is finishing: nothing more goes to the control channel
 	watchdog  *time.Timer
 	deadline  time.Time // when the watchdog fires
 	killedWhy string    // set when Run killed shellsup
-
-	// watch, if set (by Start), sees every frame of the run in order.
-	watch func(protocol.Frame)
 }
 
 // start spawns shellsup with its control pipe, frame pipe and stderr
@@ -109,14 +109,6 @@ func (p *process) supervise(ctx context.Context, progress func(stream, text stri
 		return res, fmt.Errorf("shellsup: progress callback: %w", out.callbackErr)
 	}
 	return res, nil
-}
-
-// watching is the frame watcher for readRun: p.watch, if set.
-func (p *process) watching() []func(protocol.Frame) {
-	if p.watch == nil {
-		return nil
-	}
-	return []func(protocol.Frame){p.watch}
 }
 
 // cancel sends the cancel frame, once, and shortens the watchdog to the
