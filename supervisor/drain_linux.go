@@ -37,6 +37,7 @@ type drain struct {
 	pumps [2]*pump
 	wg    sync.WaitGroup
 	done  chan struct{}
+	stop  atomic.Bool
 }
 
 // pump is one stream's path from the pipe to its destinations. Its fields
@@ -46,9 +47,11 @@ type pump struct {
 	s       decoder.Stream
 	capture *decoder.Capture
 	emit    func(decoder.Stream, string)
-	text    *textPath   // nil: the capture decodes itself (head capture, no redaction)
-	spill   *spill.File // nil without --spill
-	fwd     *forwarder  // human mode: the raw bytes to shellsup's own stream
+	text    *textPath    // nil: the capture decodes itself (head capture, no redaction)
+	spill   *spill.File  // nil without --spill
+	fwd     *forwarder   // human mode: the raw bytes to shellsup's own stream
+	stop    *atomic.Bool // set when the drain gives up on the pipes
+	held    atomic.Bool  // the pipe had no EOF when the drain gave up on it
 }
 
 // textPath decodes a stream's bytes itself, so that the text can be
@@ -102,7 +105,7 @@ func (w *forwarder) live() bool { return w != nil && !w.failed.Load() }
 func startDrain(c *child, pumps [2]*pump) *drain {
 	d := &drain{files: [2]*os.File{c.stdout, c.stderr}, pumps: pumps, done: make(chan struct{})}
 	for s, p := range pumps {
-		p.f, p.s = d.files[s], decoder.Stream(s)
+		p.f, p.s, p.stop = d.files[s], decoder.Stream(s), &d.stop
 		d.wg.Add(1)
 		go func() {
 			defer d.wg.Done()
@@ -113,23 +116,35 @@ func startDrain(c *child, pumps [2]*pump) *drain {
 	return d
 }
 
-// finish waits up to grace for both pipes to reach EOF, then abandons them
-// (something outside the tree still holds a write end), and reports whether
-// it had to.
-func (d *drain) finish(grace time.Duration) (timedOut bool) {
+// finish waits up to grace for both pipes to reach EOF, then gives up on
+// them (something outside the tree still holds a write end), and reports
+// whether it had to. Giving up, each reader still takes what the pipe held
+// at that moment (the tree's last output), and nothing written after it.
+// A reader forwarding to a slow terminal or pipe (patient: human mode) is
+// waited for, as cat would be, until hurry closes; otherwise for at most
+// abandonWait more.
+func (d *drain) finish(grace time.Duration, patient bool, hurry <-chan struct{}) (timedOut bool) {
 	t := time.NewTimer(grace)
 	defer t.Stop()
 	select {
 	case <-d.done:
 	case <-t.C:
 		timedOut = true
+		d.stop.Store(true)
 		for _, f := range d.files {
 			// Wakes a blocked read with os.ErrDeadlineExceeded.
 			_ = f.SetReadDeadline(time.Now())
 		}
+		var giveUp <-chan time.Time
+		if !patient {
+			giveUp = time.After(abandonWait)
+		}
 		select {
 		case <-d.done:
-		case <-time.After(abandonWait): // a reader blocked writing to a stopped terminal
+			timedOut = d.pumps[0].held.Load() || d.pumps[1].held.Load()
+		case <-giveUp: // a reader stuck on a destination that takes nothing
+			return timedOut
+		case <-hurry:
 			return timedOut
 		}
 	}
@@ -149,11 +164,56 @@ func (p *pump) run() {
 			p.take(buf[:n])
 		}
 		if err != nil {
+			p.backlog(err, p.take)
 			p.closeText()
 			return
 		}
 	}
 	p.sink()
+}
+
+// backlog takes, after the drain gave up on the pipes (err is the read
+// deadline), exactly the bytes the pipe held then: the tree's last output,
+// not what a process outside it writes later. The reads bypass the
+// poller, whose deadline has passed. It then records whether the pipe is
+// still held open (no EOF): the drain's verdict.
+func (p *pump) backlog(err error, take func([]byte)) {
+	if !errors.Is(err, os.ErrDeadlineExceeded) || !p.stop.Load() {
+		return // EOF: nothing is left
+	}
+	p.held.Store(true) // unless EOF is seen below
+	rc, cerr := p.f.SyscallConn()
+	if cerr != nil {
+		return
+	}
+	_ = rc.Control(func(fd uintptr) {
+		n, err := unix.IoctlGetInt(int(fd), unix.TIOCINQ)
+		if err != nil {
+			return
+		}
+		buf := make([]byte, max(min(n, readSize), 1))
+		for n > 0 {
+			k, err := unix.Read(int(fd), buf[:min(n, len(buf))])
+			if k > 0 {
+				take(buf[:k])
+				n -= k
+			}
+			if errors.Is(err, unix.EINTR) {
+				continue
+			}
+			if err != nil || k <= 0 {
+				break
+			}
+		}
+		// EOF now means every writer is gone: the pipe was only slow to
+		// drain (a slow reader of shellsup's own output), not held.
+		k, _ := unix.Read(int(fd), buf[:1])
+		if k == 0 {
+			p.held.Store(false)
+		} else if k > 0 {
+			p.moved(int64(k)) // written after the deadline: counted, not kept
+		}
+	})
 }
 
 // reads reports whether the text still matters: until the capture is
@@ -223,10 +283,14 @@ func (p *pump) sink() {
 		room := p.spill != nil && p.spill.Room() > 0
 		switch {
 		case p.fwd.live():
+			if !room && spliceable(p.fwd.f) {
+				p.spliceInto(int(p.fwd.f.Fd()), nil, nil, p.waitWritable)
+				return
+			}
 			p.copyRest()
 			return
 		case room:
-			if !p.spliceInto(p.spill.Fd(), p.spill.Room, p.spill.Spliced) {
+			if !p.spliceInto(p.spill.Fd(), p.spill.Room, p.spill.Spliced, nil) {
 				return // EOF, the drain deadline, or copied instead
 			}
 			// The spill is full: the rest goes to /dev/null.
@@ -242,8 +306,10 @@ func (p *pump) moved(n int64) { p.capture.Discard(p.s, int(n)) }
 
 // spliceInto splices the pipe into out until EOF, the drain deadline or
 // room() reaching 0; it reports whether it stopped for room. Where splice
-// fails it copies the rest instead.
-func (p *pump) spliceInto(out int, room func() int64, spliced func(int64)) (full bool) {
+// fails it copies the rest instead. For an out that can be full (a pipe or
+// socket), waitOut tells an EAGAIN of a full out from one of an empty pipe:
+// it waits until out is writable and reports true, or reports false.
+func (p *pump) spliceInto(out int, room func() int64, spliced func(int64), waitOut func(out int) bool) (full bool) {
 	rc, err := p.f.SyscallConn()
 	if err != nil {
 		p.copyRest()
@@ -273,6 +339,8 @@ func (p *pump) spliceInto(out int, room func() int64, spliced func(int64)) (full
 				continue
 			}
 			switch {
+			case errors.Is(err, unix.EAGAIN) && waitOut != nil && waitOut(out):
+				continue // out was full and has room now
 			case errors.Is(err, unix.EAGAIN):
 				return false // wait until readable
 			case err != nil:
@@ -285,6 +353,7 @@ func (p *pump) spliceInto(out int, room func() int64, spliced func(int64)) (full
 		p.copyRest()
 		return false
 	}
+	p.backlog(err, p.takeRest)
 	return full
 }
 
@@ -301,7 +370,39 @@ func (p *pump) discard() {
 	if p.spill != nil {
 		dropped = p.spill.Dropped
 	}
-	p.spliceInto(int(null.Fd()), nil, dropped)
+	p.spliceInto(int(null.Fd()), nil, dropped, nil)
+}
+
+// spliceable reports whether f is a pipe, socket or regular file: where
+// splice can write (a terminal cannot be spliced into; it is copied to).
+func spliceable(f *os.File) bool {
+	var st unix.Stat_t
+	if err := linux.Fstat(int(f.Fd()), &st); err != nil {
+		return false
+	}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFIFO, unix.S_IFSOCK, unix.S_IFREG:
+		return true
+	}
+	return false
+}
+
+// waitWritable is spliceInto's waitOut for forwarding: if out is full, it
+// waits (in slices of 100 ms, checking the drain's stop) until out can take
+// bytes or fails, and reports true; if out has room, the EAGAIN was the
+// empty pipe's, and it reports false.
+func (p *pump) waitWritable(out int) bool {
+	fds := []unix.PollFd{{Fd: int32(out), Events: unix.POLLOUT}}
+	if n, err := unix.Poll(fds, 0); err == nil && n > 0 {
+		return false // out has room (or failed): the pipe was empty
+	}
+	for !p.stop.Load() {
+		n, err := unix.Poll(fds, 100)
+		if (err != nil && !errors.Is(err, unix.EINTR)) || n > 0 {
+			return true // writable, or failed: splice says which
+		}
+	}
+	return false
 }
 
 // copyRest reads the rest of the pipe and gives each read to the spill
@@ -311,16 +412,22 @@ func (p *pump) copyRest() {
 	for {
 		n, err := p.f.Read(buf)
 		if n > 0 {
-			p.moved(int64(n))
-			if p.spill != nil {
-				p.spill.Write(buf[:n])
-			}
-			if p.fwd != nil {
-				p.fwd.write(buf[:n])
-			}
+			p.takeRest(buf[:n])
 		}
 		if err != nil {
-			return // EOF, or the drain deadline
+			p.backlog(err, p.takeRest) // EOF, or the drain deadline
+			return
 		}
+	}
+}
+
+// takeRest passes bytes past the capture to the spill and the forwarder.
+func (p *pump) takeRest(b []byte) {
+	p.moved(int64(len(b)))
+	if p.spill != nil {
+		p.spill.Write(b)
+	}
+	if p.fwd != nil {
+		p.fwd.write(b)
 	}
 }

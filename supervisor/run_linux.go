@@ -136,7 +136,7 @@ func run(cfg Config, stdio Stdio, out *output) int {
 	rep := cont.Cleanup(w, reaper.Deadlines{Grace: cfg.graceDuration(), Kill: killBudget, Hurry: s.hurry})
 	s.cleaned = time.Now()
 	s.limits, s.cgroupKilled = leafStats(leaf) // final: Cleanup closed the leaf
-	drainTimedOut := d.finish(drainGrace)
+	drainTimedOut := d.finish(drainGrace, !cfg.Frames, s.hurry)
 	return s.finish(w, end, rep, drainTimedOut)
 }
 
@@ -257,7 +257,11 @@ func (s *session) notice(end ending) {
 	switch end.trigger {
 	case byTimeout:
 		s.out.frame(&protocol.Timeout{Timeout: s.cfg.Timeout})
-		s.out.line(fmt.Sprintf("shellsup: timed out after %gs; cleaning up", s.cfg.Timeout))
+		if s.cfg.Lifetime > 0 {
+			s.out.line(fmt.Sprintf("shellsup: the job's lifetime (%gs) is over; cleaning up", s.cfg.Lifetime))
+		} else {
+			s.out.line(fmt.Sprintf("shellsup: timed out after %gs; cleaning up", s.cfg.Timeout))
+		}
 	case byCancel:
 		s.out.frame(&protocol.Cancel{Reason: end.reason})
 		s.out.line(fmt.Sprintf("shellsup: cancelled (%s); cleaning up", end.reason))

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -175,4 +176,76 @@ func TestSecondSignalSkipsTheGrace(t *testing.T) {
 			assert.GreaterOrEqual(t, tot.Cleanup.Killed, 1, "the TERM-ignorer was killed")
 		})
 	}
+}
+
+// Human mode's stdout redirected to a file (spliced into) and appended to
+// a file (O_APPEND, where splice may refuse and the bytes are copied): every
+// byte arrives either way, after what the file held.
+func TestHumanModeToAFile(t *testing.T) {
+	for _, redirect := range []string{">", ">>"} {
+		t.Run(redirect, func(t *testing.T) {
+			tok := reapertest.NewToken()
+			file := filepath.Join(t.TempDir(), "out")
+			require.NoError(t, os.WriteFile(file, []byte("before\n"), 0o600))
+			sh := strconv.Quote(shellsupBin) + " -- 'seq 1 300000' " + redirect + " " + file
+			cmd := exec.Command("/bin/bash", "-c", sh)
+			cmd.Env = baseEnv(tok)
+			errb, err := cmd.CombinedOutput()
+			require.NoError(t, err, "%s", errb)
+			got, err := os.ReadFile(file)
+			require.NoError(t, err)
+			want := seqText(300000)
+			if redirect == ">>" {
+				want = "before\n" + want
+			}
+			assert.Equal(t, want, string(got))
+			reapertest.Check(t, tok)
+		})
+	}
+}
+
+// A reader slower than the command: the pipe to it is full again and
+// again, and shellsup waits for it rather than dropping or spinning.
+func TestHumanModeSlowReader(t *testing.T) {
+	tok := reapertest.NewToken()
+	cmd := exec.Command(shellsupBin, "--", "seq 1 400000")
+	cmd.Env = baseEnv(tok)
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	var got bytes.Buffer
+	buf := make([]byte, 4096)
+	for i := 0; ; i++ {
+		n, err := out.Read(buf)
+		got.Write(buf[:n])
+		if err != nil {
+			break
+		}
+		if i%200 == 0 {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	require.NoError(t, cmd.Wait())
+	assert.Equal(t, seqText(400000), got.String())
+	reapertest.Check(t, tok)
+}
+
+// The slow reader's run reports no pipe held open: the tree's pipes
+// reached EOF, only shellsup's own stdout was slow.
+func TestSlowReaderIsNotAHeldPipe(t *testing.T) {
+	tok := reapertest.NewToken()
+	cmd := exec.Command(shellsupBin, "--", "seq 1 400000")
+	cmd.Env = baseEnv(tok)
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	require.NoError(t, cmd.Start())
+	time.Sleep(1500 * time.Millisecond) // past the drain's 500 ms grace, with a full pipe
+	got, err := io.ReadAll(out)
+	require.NoError(t, err)
+	require.NoError(t, cmd.Wait())
+	assert.Equal(t, seqText(400000), string(got))
+	assert.NotContains(t, errb.String(), "still held open", "summary %q", errb.String())
+	reapertest.Check(t, tok)
 }
