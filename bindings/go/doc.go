@@ -28,6 +28,13 @@
 // caller's process group, so a terminal's Ctrl-C reaches it and cancels
 // the run (CancelReason "signal").
 //
+// Start(ctx, Request) starts the command as a job instead: a run the
+// caller does not wait for (a dev server, a watcher), with a lifetime
+// instead of a timeout and spill files that keep all of its output. The
+// Job reads that output (Read), waits until it is ready (WaitFor: a
+// pattern, a port the job itself listens on, a URL), and stops it (Kill,
+// or ctx); it dies with the calling process as a run does (README, "Jobs").
+//
 // Errors: a non-zero exit, a timeout and a cancellation are results, not
 // errors. A run that cannot happen, or whose report is lost, gives an
 // *Error whose Category is one of the categories of shellsup's error frame

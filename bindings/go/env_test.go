@@ -33,10 +33,12 @@ func TestShellOptionsBecomeFlags(t *testing.T) {
 	plain := argvOf(t, Request{Command: "true"})
 	assert.Equal(t, []string{"--frames", "--timeout=120", "--", "true"}, plain)
 
+	spill := t.TempDir() // 0700, as a spill directory must be
 	all := argvOf(t, Request{Command: "-x", NoLogin: true, ScrubEnv: true, AgentEnv: true, Workspace: "/w",
-		RedactPatterns: []string{`-tok_[a-z]+`, `a=b`}, Spill: "/s", SpillMax: 64 << 20, Capture: "head+tail"})
-	assert.Equal(t, []string{"--frames", "--timeout=120", "--no-login", "--scrub-env", "--agent-env", "--workspace=/w",
-		"--redact", "--redact-pattern=-tok_[a-z]+", "--redact-pattern=a=b", "--spill=/s", "--spill-max=67108864",
+		RedactPatterns: []string{`-tok_[a-z]+`, `a=b`}, Spill: spill, SpillMax: 64 << 20, Capture: "head+tail"})
+	assert.Equal(t, []string{"--frames", "--timeout=120", "--spill=" + spill, "--spill-max=67108864",
+		"--no-login", "--scrub-env", "--agent-env", "--workspace=/w",
+		"--redact", "--redact-pattern=-tok_[a-z]+", "--redact-pattern=a=b",
 		"--capture=head+tail", "--", "-x"}, all)
 
 	assert.Equal(t, []string{"--frames", "--timeout=120", "--redact", "--capture=tail", "--", "true"},
@@ -53,9 +55,9 @@ func TestShellOptionsValidation(t *testing.T) {
 	}{
 		{"capture unknown", func(r *Request) { r.Capture = "middle" }, `capture must be "head", "tail" or "head+tail" ("" means "head") (got "middle")`},
 		{"capture case", func(r *Request) { r.Capture = "Tail" }, `capture must be "head", "tail" or "head+tail" ("" means "head") (got "Tail")`},
-		{"spill max negative", func(r *Request) { r.SpillMax = -1; r.Spill = "/tmp" }, "spill max must be 0 (the default, 256 MiB) or a positive number of bytes (got -1)"},
-		{"spill max without spill", func(r *Request) { r.SpillMax = 1024 }, "spill max (got 1024) needs a spill directory: set Spill too"},
-		{"spill with NUL", func(r *Request) { r.Spill = "/tmp/a\x00" }, `spill must be a valid UTF-8 path without NUL bytes (got "/tmp/a\x00")`},
+		{"spill max negative", func(r *Request) { r.SpillMax = -1; r.Spill = "/tmp" }, "spill max must be at least 0 bytes (0: the default, 268435456) (got -1)"},
+		{"spill max without spill", func(r *Request) { r.SpillMax = 1024 }, "spill max 1024 needs a spill directory (Request.Spill)"},
+		{"spill with NUL", func(r *Request) { r.Spill = "/tmp/a\x00" }, `spill directory must not contain a NUL byte (got "/tmp/a\x00")`},
 		{"workspace not UTF-8", func(r *Request) { r.Workspace = "/tmp/\xff" }, `workspace must be a valid UTF-8 path without NUL bytes (got "/tmp/\xff")`},
 		{"redact pattern invalid", func(r *Request) { r.RedactPatterns = []string{"ok", "a(b"} }, `redact pattern 1 ("a(b") is not a valid regular expression: error parsing regexp: missing closing ): ` + "`a(b`"},
 		{"redact pattern empty", func(r *Request) { r.RedactPatterns = []string{""} }, "redact pattern 0 must not be empty"},

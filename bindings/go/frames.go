@@ -52,8 +52,9 @@ func (fr *frameReader) next() (protocol.Frame, error) {
 // error (see expectEnd). progress, if not nil, gets each progress text until it
 // fails; then cancel is called, once. A frame out of order, a malformed
 // frame or an early end of the stream is an error; outcome holds what
-// arrived before it.
-func readRun(r io.Reader, progress func(stream, text string) error, cancel func()) (outcome, error) {
+// arrived before it. watch, if given (a Job's), sees every frame that
+// passed the order checks, before readRun acts on it.
+func readRun(r io.Reader, progress func(stream, text string) error, cancel func(), watch ...func(protocol.Frame)) (outcome, error) {
 	fr := newFrameReader(r)
 	var out outcome
 	for {
@@ -68,6 +69,9 @@ func readRun(r io.Reader, progress func(stream, text string) error, cancel func(
 		}
 		if err := out.check(f); err != nil {
 			return out, err
+		}
+		for _, w := range watch {
+			w(f)
 		}
 		switch f := f.(type) {
 		case *protocol.Start:

@@ -121,7 +121,7 @@ func wantResult(v value) Result {
 	if v.m["exitCode"] != nil {
 		exit = v.int("exitCode")
 	}
-	return Result{
+	res := Result{
 		Command: v.str("command"), Cwd: v.str("cwd"), Stdout: v.str("stdout"), Stderr: v.str("stderr"),
 		ExitCode: exit, Signal: v.optStr("signal", ""),
 		Cancelled: v.bool("cancelled"), TimedOut: v.bool("timedOut"), CancelReason: v.str("cancelReason"),
@@ -134,6 +134,16 @@ func wantResult(v value) Result {
 			Duration: time.Duration(c.int("ms")) * time.Millisecond, DrainTimedOut: c.bool("drainTimedOut"),
 		},
 	}
+	if _, ok := v.m["stdoutBytes"]; ok {
+		res.StdoutBytes, res.StderrBytes = int64(v.int("stdoutBytes")), int64(v.int("stderrBytes"))
+	}
+	if sp, ok := v.m["spill"].(map[string]any); ok {
+		s := value{v.t, sp}
+		res.Spill = &Spill{Dir: s.str("dir"), Stdout: s.str("stdout"), Stderr: s.str("stderr"),
+			StdoutWritten: int64(s.int("stdoutWritten")), StderrWritten: int64(s.int("stderrWritten")),
+			StdoutDropped: int64(s.int("stdoutDropped")), StderrDropped: int64(s.int("stderrDropped")), Cut: s.bool("cut")}
+	}
+	return res
 }
 
 // value reads a golden JSON map, failing the test on a missing key.

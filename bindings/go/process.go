@@ -26,6 +26,9 @@ type process struct {
 	slack   time.Duration // watchdogSlack when the run started
 	exited  chan struct{} // closed once cmd.Wait has returned
 
+	// watch, if set (by Start), sees every frame of the run in order.
+	watch func(protocol.Frame)
+
 	mu        sync.Mutex
 	cancelled bool // the cancel frame was sent
 	done      bool // Run is finishing: nothing more goes to the control channel
@@ -98,7 +101,7 @@ func (p *process) own(started chan<- error) {
 func (p *process) supervise(ctx context.Context, progress func(stream, text string) error) (res Result, err error) {
 	defer p.release() // if progress panicked: shellsup sees EOF and cleans up
 	stop := context.AfterFunc(ctx, p.cancel)
-	out, readErr := readRun(p.frames, progress, p.cancel)
+	out, readErr := readRun(p.frames, progress, p.cancel, p.watching()...)
 	stop()
 	p.finish(out.ended())
 	switch {

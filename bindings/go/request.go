@@ -124,17 +124,32 @@ type Request struct {
 	Redact         bool
 	RedactPatterns []string
 
-	// Spill, if not "", is a directory where shellsup keeps every raw byte
-	// of stdout and stderr, beyond the capture budget (shellsup --spill).
-	// SpillMax bounds each file in bytes; 0 means shellsup's default
-	// (256 MiB). SpillMax needs Spill.
-	Spill    string
-	SpillMax int64
-
 	// Capture says which part of the output the totals keep when it
 	// exceeds the budget: "" or "head" (the default), "tail", or
 	// "head+tail" (shellsup --capture).
 	Capture string
+
+	// Lifetime makes the run a job (shellsup --lifetime instead of
+	// --timeout): it is stopped, as by a timeout, once it has run this long.
+	// 0 means no lifetime for Run (Timeout applies) and DefaultLifetime
+	// (1 h) for Start; otherwise it must be greater than 0 and at most
+	// MaxLifetime (7 days). Timeout and Lifetime exclude each other.
+	Lifetime time.Duration
+
+	// Spill is a directory where shellsup keeps every raw byte of stdout
+	// and stderr (shellsup --spill): it makes a new private directory in
+	// it (0700) holding the files stdout and stderr (0600). Spill must
+	// exist, be a directory and not a symbolic link, be writable, and not be
+	// group- or world-writable. "" means no spill files for Run; Start then
+	// makes a private temporary directory of its own and removes it when
+	// the job has ended (Job.Read keeps working from the files it opened).
+	Spill string
+
+	// SpillMax is the limit of each spill file in bytes (shellsup
+	// --spill-max); past it bytes are counted and dropped. 0 means
+	// DefaultSpillMax (256 MiB). Run refuses it without Spill; Start
+	// applies it to the directory it makes.
+	SpillMax int64
 
 	// Binary is the shellsup executable. "" means $SHELLSUP_BIN, then
 	// "shellsup" in $PATH (both read from the calling process's
@@ -155,8 +170,11 @@ type config struct {
 	pidns     bool
 	progress  func(stream, text string) error
 	binary    string
-	maxProcs  int64 // 0: no limit
-	maxMemory int64 // 0: no limit
+	maxProcs  int64         // 0: no limit
+	maxMemory int64         // 0: no limit
+	lifetime  time.Duration // 0: a call with timeout; otherwise timeout == lifetime
+	spill     string        // "": no spill files
+	spillMax  int64         // 0: shellsup's default
 	shell     shellOptions
 }
 
@@ -167,8 +185,6 @@ type shellOptions struct {
 	workspace                   string
 	redact                      bool
 	redactPatterns              []string
-	spill                       string
-	spillMax                    int64
 	capture                     string
 }
 
@@ -187,10 +203,10 @@ func (r Request) validate() (config, error) {
 		func() error { return validateEnv(r.Env) },
 		func() error { return validateLimits(r.MaxProcs, r.MaxMemory) },
 		func() error { return validatePath("workspace", r.Workspace) },
-		func() error { return validatePath("spill", r.Spill) },
-		func() error { return validateSpillMax(r.SpillMax, r.Spill) },
 		func() error { return validateCapture(r.Capture) },
 		func() error { return validateRedactPatterns(r.RedactPatterns) },
+		func() error { return validateLifetime(r.Timeout, r.Lifetime, &c) },
+		func() error { return validateSpill(r.Spill, r.SpillMax, &c) },
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {
@@ -296,24 +312,14 @@ func validateEnv(env []string) error {
 func (r Request) shellOptions() shellOptions {
 	return shellOptions{noLogin: r.NoLogin, scrubEnv: r.ScrubEnv, agentEnv: r.AgentEnv, workspace: r.Workspace,
 		redact: r.Redact || len(r.RedactPatterns) > 0, redactPatterns: slices.Clone(r.RedactPatterns),
-		spill: r.Spill, spillMax: r.SpillMax, capture: r.Capture}
+		capture: r.Capture}
 }
 
 // validatePath checks what can be checked of a directory shellsup
-// resolves itself (a workspace, a spill directory): that it can be passed.
+// resolves itself (a workspace): that it can be passed.
 func validatePath(field, dir string) error {
 	if strings.IndexByte(dir, 0) >= 0 || !utf8.ValidString(dir) {
 		return &request.ValidationError{Msg: fmt.Sprintf("%s must be a valid UTF-8 path without NUL bytes (got %s)", field, clip(dir))}
-	}
-	return nil
-}
-
-func validateSpillMax(n int64, spill string) error {
-	switch {
-	case n < 0:
-		return &request.ValidationError{Msg: fmt.Sprintf("spill max must be 0 (the default, 256 MiB) or a positive number of bytes (got %d)", n)}
-	case n > 0 && spill == "":
-		return &request.ValidationError{Msg: fmt.Sprintf("spill max (got %d) needs a spill directory: set Spill too", n)}
 	}
 	return nil
 }
@@ -357,6 +363,15 @@ func clip(s string) string {
 // --name=value form, so a value starting with "-" cannot be read as a flag.
 func (c config) args() []string {
 	args := []string{"--frames", "--timeout=" + seconds(c.timeout)}
+	if c.lifetime != 0 {
+		args = []string{"--frames", "--lifetime=" + seconds(c.lifetime)}
+	}
+	if c.spill != "" {
+		args = append(args, "--spill="+c.spill)
+	}
+	if c.spillMax != 0 {
+		args = append(args, "--spill-max="+strconv.FormatInt(c.spillMax, 10))
+	}
 	if c.cwd != "" {
 		args = append(args, "--cwd="+c.cwd)
 	}
@@ -399,10 +414,6 @@ func (o shellOptions) args() []string {
 	flag(o.redact, "--redact")
 	for _, p := range o.redactPatterns {
 		args = append(args, "--redact-pattern="+p)
-	}
-	value("--spill", o.spill)
-	if o.spillMax != 0 {
-		args = append(args, "--spill-max="+strconv.FormatInt(o.spillMax, 10))
 	}
 	value("--capture", o.capture)
 	return args

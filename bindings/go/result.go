@@ -47,6 +47,27 @@ type Result struct {
 
 	// Cleanup reports what shellsup did to remove the command's processes.
 	Cleanup Cleanup
+
+	// StdoutBytes and StderrBytes are the raw bytes read from each pipe
+	// (together TotalBytes).
+	StdoutBytes, StderrBytes int64
+	// Spill names the spill files and what they hold, when the run had a
+	// spill directory (Request.Spill, or always for a job); nil otherwise.
+	Spill *Spill
+}
+
+// Spill describes a run's spill files: every raw byte of each stream, up
+// to the limit (Request.SpillMax).
+type Spill struct {
+	Dir            string // the run's own directory, made by shellsup
+	Stdout, Stderr string // the files' paths
+	// StdoutWritten and StderrWritten are the bytes in each file.
+	StdoutWritten, StderrWritten int64
+	// StdoutDropped and StderrDropped are the bytes past the limit,
+	// counted and not written.
+	StdoutDropped, StderrDropped int64
+	// Cut is set when any byte was dropped.
+	Cut bool
 }
 
 // Cleanup reports shellsup's cleanup of one run.
@@ -85,7 +106,11 @@ func resultOf(t *protocol.Totals) Result {
 		ExitCode: -1, Cancelled: t.Cancelled, TimedOut: t.TimedOut, CancelReason: t.CancelReason,
 		Truncated: t.Truncated, TotalBytes: t.TotalBytes, CapturedBytes: t.CapturedBytes,
 		ProgressBytes: t.ProgressBytes, Duration: time.Duration(t.DurationMs) * time.Millisecond,
-		Cleanup: cleanupOf(t.Cleanup),
+		Cleanup: cleanupOf(t.Cleanup), StdoutBytes: t.StdoutBytes, StderrBytes: t.StderrBytes,
+	}
+	if sp := t.Spill; sp != nil {
+		r.Spill = &Spill{Dir: sp.Dir, Stdout: sp.Stdout, Stderr: sp.Stderr, StdoutWritten: sp.StdoutWritten,
+			StderrWritten: sp.StderrWritten, StdoutDropped: sp.StdoutDropped, StderrDropped: sp.StderrDropped, Cut: sp.Cut}
 	}
 	if t.ExitCode != nil {
 		r.ExitCode = *t.ExitCode

@@ -60,6 +60,9 @@ const stderrWait = time.Second
 // shellsup process.
 func Run(ctx context.Context, req Request) (Result, error) {
 	cfg, err := req.validate()
+	if err == nil {
+		err = cfg.needSpill()
+	}
 	if err != nil {
 		return Result{}, err
 	}

@@ -1,0 +1,77 @@
+package shellsup
+
+import (
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shellsup/shellsup/request"
+	"github.com/shellsup/shellsup/spill"
+)
+
+// Limits of a job's lifetime and of its spill files.
+const (
+	// DefaultLifetime is the lifetime Start gives a job whose Request has
+	// neither Lifetime nor Timeout.
+	DefaultLifetime = time.Hour
+	// MaxLifetime is the longest Request.Lifetime: 7 days, shellsup's
+	// limit for --lifetime.
+	MaxLifetime = 7 * 24 * time.Hour
+	// DefaultSpillMax is the limit of each spill file when
+	// Request.SpillMax is 0: 256 MiB.
+	DefaultSpillMax = int64(spill.DefaultMax)
+)
+
+// validateLifetime checks Lifetime and, when it is set, makes it the
+// run's timeout (the watchdog's measure). Timeout is the field as given,
+// before its default.
+func validateLifetime(timeout, lifetime time.Duration, c *config) error {
+	if lifetime == 0 {
+		return nil
+	}
+	if timeout != 0 {
+		return &request.ValidationError{Msg: fmt.Sprintf("lifetime %v and timeout %v exclude each other: a job has a lifetime, a call a timeout", lifetime, timeout)}
+	}
+	if lifetime < 0 || lifetime > MaxLifetime {
+		return &request.ValidationError{Msg: fmt.Sprintf("lifetime must be greater than 0 and at most %v (7 days) (got %v)", MaxLifetime, lifetime)}
+	}
+	c.lifetime, c.timeout = lifetime, lifetime
+	return nil
+}
+
+// validateSpill checks the spill directory as shellsup would, so that
+// nothing is spawned for a bad one, and the limit of its files.
+func validateSpill(dir string, max int64, c *config) error {
+	if max < 0 {
+		return &request.ValidationError{Msg: fmt.Sprintf("spill max must be at least 0 bytes (0: the default, %d) (got %d)", DefaultSpillMax, max)}
+	}
+	c.spillMax = max
+	if dir == "" {
+		return nil // Start makes one; Run refuses a SpillMax without it (needSpill)
+	}
+	if strings.IndexByte(dir, 0) >= 0 {
+		return &request.ValidationError{Msg: fmt.Sprintf("spill directory must not contain a NUL byte (got %s)", clip(dir))}
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return &request.ValidationError{Msg: fmt.Sprintf("spill directory %q cannot be made absolute: %v", dir, err)}
+	}
+	// Elsewhere than Linux there are no spill files; Run and Start say so
+	// (platformCheck) after validation.
+	if err := spill.CheckDir(abs); err != nil && runtime.GOOS == "linux" {
+		return &request.ValidationError{Msg: strings.Replace(err.Error(), strconv.Quote(abs), strconv.Quote(dir), 1)}
+	}
+	c.spill = abs
+	return nil
+}
+
+// needSpill refuses, for Run, a spill limit without a spill directory.
+func (c config) needSpill() error {
+	if c.spill == "" && c.spillMax != 0 {
+		return invalid(&request.ValidationError{Msg: fmt.Sprintf("spill max %d needs a spill directory (Request.Spill)", c.spillMax)})
+	}
+	return nil
+}
