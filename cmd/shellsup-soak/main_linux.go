@@ -46,10 +46,12 @@ const (
 
 var endings = []string{endFinish, endTimeout, endCancel, endParentDeath}
 
-// tierArgs maps each containment tier the soak knows to the shellsup options that select it. The
-// binary has one tier today; the cgroup and pidns tiers add their entries here.
+// tierArgs maps each containment tier the soak knows to the shellsup options that force it (the
+// same options `make test-tiers` adds to every run).
 var tierArgs = map[string][]string{
-	"subreaper": nil,
+	"subreaper": {"--no-cgroup"},
+	"cgroup":    {"--require", "cgroup"},
+	"pidns":     {"--pidns"},
 }
 
 var (
