@@ -48,7 +48,7 @@ bench: build ## a Markdown table of shellsup against its limits, target and ✔/
 	@echo && $(GO) test -run '^$$' -bench . -benchtime 1x ./decoder/ | grep -E 'Benchmark|ok'
 
 SOAK_RUNS ?= 1000
-SOAK_TIERS ?= subreaper cgroup pidns
+SOAK_TIERS ?= subreaper,cgroup,pidns
 
 soak: build ## 32 shellsups at once (50 sleepers each), then SOAK_RUNS runs over every leak shape × ending × tier; fails on any leak or growth
 	SHELLSUP_CONCURRENCY=32x50 $(GO) test -race -count=1 -run 'TestConcurrentRunsNeverCross' ./cmd/shellsup/
