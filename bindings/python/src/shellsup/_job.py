@@ -87,12 +87,15 @@ class Output:
 
     more: bytes were left unread (read() returns at most its limit; read again).
     cut: a spill file reached its limit: bytes after it were dropped.
+    eof: the job has ended and this is the end of its output (read() returns
+        nothing more).
     """
 
     stdout: str = ""
     stderr: str = ""
     more: bool = False
     cut: bool = False
+    eof: bool = False
 
     def __str__(self) -> str:
         return self.stdout + self.stderr
@@ -488,14 +491,15 @@ class Job:
                 last = ended and take[s] == avail[s] and not r.flushed
                 texts[s] = r.take(take[s], last)
             more = any(avail[s] > take[s] for s in STREAMS)
-            return Output(texts["stdout"], texts["stderr"], more, self._cut(ends))
+            return Output(texts["stdout"], texts["stderr"], more, self._cut(ends), ended and not more)
 
     def output(self, tail: int = 50) -> Output:
         """The last tail lines of each stream (looking back at most 1 MiB of each); read()'s place is kept."""
         if not isinstance(tail, int) or isinstance(tail, bool) or tail < 0:
             raise invalid(f"tail must be a whole number of lines, at least 0 (got {quote(tail)})")
+        ended = self._finished.is_set()
         texts = [_tail_lines(os.path.join(self.spill, s), tail) for s in STREAMS]
-        return Output(texts[0], texts[1], False, self._cut({s: self._end(s, True) for s in STREAMS}))
+        return Output(texts[0], texts[1], False, self._cut({s: self._end(s, ended) for s in STREAMS}), ended)
 
     def _end(self, stream: str, ended: bool) -> int:
         """How many bytes of the stream's spill file can be read now."""
