@@ -363,3 +363,62 @@ def test_bad_wait_for_arguments_refused() -> None:
                 job.wait_for(**kwargs)
             assert info.value.category == "validation" and text in str(info.value), kwargs
         assert job.running
+
+
+FORKING_OWNER = textwrap.dedent("""
+    import json, os, sys, time
+    import shellsup as shell
+    job = shell.start("sleep 300", grace=0)
+    child = os.fork()
+    if child == 0:  # a forked child outliving the owner must not keep the job alive
+        try:
+            job.wait(timeout=0)
+            print("usable", flush=True)
+        except shell.ShellsupError as exc:
+            print(json.dumps({"refused": str(exc), "jobs": len(shell.jobs())}), flush=True)
+        time.sleep(120)
+        os._exit(0)
+    print(json.dumps({"shellsup": job.pid, "bash": job.bash_pid, "fork": child}), flush=True)
+    time.sleep(300)
+""")
+
+
+def test_a_forked_child_does_not_keep_a_job_alive(tmp_path: Path, leaks, child_env) -> None:
+    (tmp_path / "owner.py").write_text(FORKING_OWNER)
+    owner = subprocess.Popen([PY, str(tmp_path / "owner.py")], stdout=subprocess.PIPE, env=child_env)
+    try:
+        lines = [json.loads(owner.stdout.readline()) for _ in range(2)]
+        info = next(x for x in lines if "shellsup" in x)
+        forked = next(x for x in lines if "refused" in x)
+        assert "belongs to the process that started it" in forked["refused"] and forked["jobs"] == 0
+        owner.send_signal(signal.SIGKILL)
+        owner.wait(timeout=DEADLINE)
+        poll(lambda: gone(info["shellsup"]) and gone(info["bash"]), what="the job gone while the fork lives")
+        assert not gone(info["fork"])
+        leaks.kill([p for p in leaks.survivors() if p.pid == info["fork"]])
+    finally:
+        owner.kill()
+        owner.wait()
+        owner.stdout.close()
+
+
+def test_start_refuses_a_timeout_and_unknown_keywords(no_spawn) -> None:
+    with pytest.raises(ShellsupError, match=r"a job has a lifetime, not a timeout: use lifetime= \(got timeout=5\)"):
+        shell.start("true", timeout=5)
+    with pytest.raises(ShellsupError, match=r"start\(\) does not take bogus") as info:
+        shell.start("true", bogus=1)
+    assert info.value.category == "validation"
+
+
+def test_jobs_lists_live_jobs_only() -> None:
+    a = shell.start("sleep 300", grace=0, name="a")
+    b = shell.start("exit 0", name="b")
+    try:
+        b.wait(timeout=DEADLINE)
+        assert a in shell.jobs() and b not in shell.jobs()
+        assert repr(a) == f"<shellsup.Job 'a' pid={a.pid} running>"
+    finally:
+        a.kill()
+        a.close()
+        b.close()
+    assert a not in shell.jobs()

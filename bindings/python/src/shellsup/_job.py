@@ -255,7 +255,10 @@ def _at_exit() -> None:
     for job in live:
         job._finished.wait(job._cleanup_bound())
     for job in owned:
-        job.close()
+        try:
+            job.close()
+        except ShellsupError:
+            pass  # still running after every bound: its files stay
 
 
 def _after_fork_in_child() -> None:
@@ -529,19 +532,20 @@ class Job:
 
         Each is ``{"proto", "addr", "port", "pid"}``. An ended job listens on none.
         """
+        self._usable()
+        session = self._core.session
         with self._runner._lock:
-            answers = self._core.session.ports
-            seen = len(answers)
+            seen = session.ports_answers
             if not self._send(_frames.PORTS):
                 return []
         end = time.monotonic() + timeout
-        while len(answers) <= seen:
-            if self._finished.is_set() or self._core.session.done:
+        while session.ports_answers <= seen:
+            if self._finished.is_set() or session.done:
                 return []
             if time.monotonic() > end:
                 raise JobTimeoutError(f"shellsup did not answer a ports query for job {self.name!r} within {timeout:g} s")
             self._finished.wait(0.005)
-        return list(answers[seen])
+        return list(session.ports)
 
     def _send(self, frame: bytes) -> bool:
         """Write a control frame to shellsup (the runner's lock held); False when the channel is closed."""
@@ -573,22 +577,27 @@ class Job:
         output in the message, the result on ``.result``), JobTimeoutError
         when the time runs out (the job is left running).
         """
+        self._usable()
         probe = _Probe(self, pattern, port, url, timeout)
-        while True:
-            done = probe.step()
-            if done:
-                return probe.match
-            probe.sleep(self._finished.wait)
+        try:
+            while not probe.step():
+                self._finished.wait(probe.pause())  # an end of the job wakes it at once
+            return probe.match
+        finally:
+            probe.close()
 
     async def wait_for_async(self, pattern: Any = None, port: Any = None, url: Any = None,
                              timeout: Any = 30) -> Optional["re.Match[str]"]:
         """wait_for() for asyncio: each bounded check runs in the default executor."""
+        self._usable()
         probe = _Probe(self, pattern, port, url, timeout)
         loop = asyncio.get_running_loop()
-        while True:
-            if await loop.run_in_executor(None, probe.step):
-                return probe.match
-            await asyncio.sleep(probe.pause())
+        try:
+            while not await loop.run_in_executor(None, probe.step):
+                await asyncio.sleep(probe.pause())
+            return probe.match
+        finally:
+            probe.close()
 
     def wait(self, timeout: Any = None) -> SkillResult:
         """Wait for the job to end and return its result (the 13 keys, cleanup on ``.cleanup``).
@@ -598,6 +607,7 @@ class Job:
         (CleanupError, a protocol ShellsupError).
         """
         timeout = check_wait_timeout(timeout)
+        self._usable()
         if not self._finished.wait(timeout):
             raise JobTimeoutError(f"job {self.name!r} is still running after {timeout:g} s; it was left running")
         return self._outcome()
@@ -605,6 +615,7 @@ class Job:
     async def wait_async(self, timeout: Any = None) -> SkillResult:
         """wait() for asyncio; cancelling the awaiting task leaves the job running."""
         timeout = check_wait_timeout(timeout)
+        self._usable()
         if not self._finished.is_set():
             loop = asyncio.get_running_loop()
             fut = loop.create_future()
@@ -627,6 +638,7 @@ class Job:
         SIGTERM, SIGKILL) as run() does.
         """
         grace = check_grace(grace)
+        self._usable()
         self._cancel()
         hurry_at = time.monotonic() + grace if grace is not None and grace < self._request.grace_seconds else None
         while not self._finished.wait(0.01):
@@ -638,6 +650,7 @@ class Job:
     async def kill_async(self, grace: Any = None) -> SkillResult:
         """kill() for asyncio."""
         grace = check_grace(grace)
+        self._usable()
         self._cancel()
         hurry_at = time.monotonic() + grace if grace is not None and grace < self._request.grace_seconds else None
         while not self._finished.is_set():
@@ -661,6 +674,11 @@ class Job:
             _owned.pop(id(self), None)
 
     # -- helpers -------------------------------------------------------------------------
+
+    def _usable(self) -> None:
+        if self._forked:
+            raise ShellsupError(f"job {self.name!r} belongs to the process that started it, not to this forked child",
+                                "validation")
 
     def _cancel(self) -> None:
         if not self._forked:
@@ -740,13 +758,10 @@ class _Probe:
             if not self.ok["url"]:
                 self._check_url()
         if all(self.ok.values()):
-            self._close()
             return True
         if ended:
-            self._close()
             raise self.job._ended_error(self._what())
         if time.monotonic() >= self.deadline:
-            self._close()
             why = "; ".join(f"{k}: {v}" for k, v in self.why.items() if v and not self.ok[k])
             raise JobTimeoutError(f"job {self.job.name!r} is still running, but {self._what()} did not happen within "
                                   f"{self.timeout:g} s{'; ' + why if why else ''}; it was left running")
@@ -756,8 +771,9 @@ class _Probe:
         self._tries += 1
         return max(0.0, min(0.01 * self._tries, 0.2, self.deadline - time.monotonic()))
 
-    def sleep(self, wait: Any) -> None:
-        wait(self.pause())
+    def _bound(self, most: float) -> float:
+        """A check's own time limit: most, cut to what is left of the wait (at least 50 ms)."""
+        return max(0.05, min(most, self.deadline - time.monotonic()))
 
     def _what(self) -> str:
         parts = []
@@ -795,7 +811,7 @@ class _Probe:
     def _check_port(self) -> None:
         assert self.port is not None
         try:
-            mine = [p for p in self.job.ports(timeout=PORTS_WAIT)
+            mine = [p for p in self.job.ports(timeout=self._bound(PORTS_WAIT))
                     if p.get("port") == self.port and p.get("proto") in ("tcp", "tcp6")]
         except JobTimeoutError as exc:
             self.why["port"] = str(exc)
@@ -807,7 +823,7 @@ class _Probe:
             host = str(entry.get("addr") or "127.0.0.1")
             host = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(host, host)
             try:
-                with socket.create_connection((host, self.port), timeout=PROBE_TIMEOUT):
+                with socket.create_connection((host, self.port), timeout=self._bound(PROBE_TIMEOUT)):
                     self.ok["port"] = True
                     return
             except OSError as exc:
@@ -824,7 +840,7 @@ class _Probe:
         assert self.url is not None
         opener = urllib.request.build_opener(_NoRedirect)
         try:
-            with opener.open(self.url, timeout=PROBE_TIMEOUT) as resp:
+            with opener.open(self.url, timeout=self._bound(PROBE_TIMEOUT)) as resp:
                 status = resp.status
         except urllib.error.HTTPError as exc:
             status = exc.code
@@ -837,7 +853,7 @@ class _Probe:
         else:
             self.why["url"] = f"it answered {status}"
 
-    def _close(self) -> None:
+    def close(self) -> None:
         for r in self._scan.values():
             r.close()
 
@@ -866,6 +882,7 @@ def start(
     max_procs: Optional[int] = None,
     max_memory: Optional[Union[int, str]] = None,
     pidns: bool = False,
+    **options: Any,
 ) -> Job:
     """Start ``/bin/bash -lc command`` as a background job under shellsup and return its Job.
 
@@ -876,10 +893,12 @@ def start(
     shellsup keeps the job's whole raw output; None makes a private
     temporary one (mode 0700), removed by close() or at exit. spill_max:
     bytes kept per stream (default 256 MiB; "64M"-style strings). The other
-    arguments are run()'s. Bad arguments raise ShellsupError (category
-    "validation") quoting the value, with nothing spawned.
+    arguments, and options (run()'s shell and output keywords, such as
+    no_login or redact, where this version of run() has them), are run()'s.
+    Bad arguments raise ShellsupError (category "validation") quoting the
+    value, with nothing spawned.
     """
-    base = request(command, cwd, 1, budget, grace, env, max_procs, max_memory, pidns)
+    base = _base_request(command, cwd, budget, grace, env, max_procs, max_memory, pidns, options)
     life = check_lifetime(lifetime)
     spill_dir = check_spill_dir(spill)
     limit = check_spill_max(spill_max)
@@ -904,6 +923,19 @@ def start(
                 _owned.pop(id(job), None)
         raise
     return job
+
+
+def _base_request(command: Any, cwd: Any, budget: Any, grace: Any, env: Any, max_procs: Any, max_memory: Any,
+                  pidns: Any, options: Dict[str, Any]) -> Request:
+    """run()'s checks; the timeout is a placeholder, replaced by the lifetime."""
+    if "timeout" in options:
+        raise invalid(f"a job has a lifetime, not a timeout: use lifetime= (got timeout={quote(options['timeout'])})")
+    if not options:
+        return request(command, cwd, 1, budget, grace, env, max_procs, max_memory, pidns)
+    try:
+        return request(command, cwd, 1, budget, grace, env, max_procs, max_memory, pidns, **options)
+    except TypeError as exc:  # this version's run() has no such keyword
+        raise invalid(f"start() does not take {', '.join(sorted(options))}: {exc}") from None
 
 
 async def start_async(command: str, cwd: Optional[str] = None, **kwargs: Any) -> Job:

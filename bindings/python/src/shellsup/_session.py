@@ -19,7 +19,8 @@ class Session:
         self.error: Optional[ShellsupError] = None
         self.totals: Optional[Dict[str, Any]] = None  # the totals frame itself, extra keys included
         self.announced: Optional[str] = None  # "timeout" or "cancel" once shellsup announced one
-        self.ports: List[List[Dict[str, Any]]] = []  # answers to ports queries, in order
+        self.ports: List[Dict[str, Any]] = []  # the last answer to a ports query
+        self.ports_answers = 0  # how many answers have arrived
 
     @property
     def done(self) -> bool:
@@ -58,7 +59,8 @@ class Session:
             ports = frame.get("ports")
             if self.start is None or not isinstance(ports, (list, type(None))):
                 raise _protocol(f"bad ports frame {frame!r:.200}")
-            self.ports.append([p for p in ports or () if isinstance(p, dict)])
+            self.ports = [p for p in ports or () if isinstance(p, dict)]
+            self.ports_answers += 1
         elif kind in ("timeout", "cancel"):
             if self.announced is None:
                 self.announced = kind
