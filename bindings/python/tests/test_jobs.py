@@ -18,7 +18,6 @@ import textwrap
 import time
 import urllib.request
 from pathlib import Path
-from typing import List
 
 import pytest
 
@@ -373,9 +372,12 @@ FORKING_OWNER = textwrap.dedent("""
     if child == 0:  # a forked child outliving the owner must not keep the job alive
         try:
             job.wait(timeout=0)
-            print("usable", flush=True)
+            seen = {"refused": None}
         except shell.ShellsupError as exc:
-            print(json.dumps({"refused": str(exc), "jobs": len(shell.jobs())}), flush=True)
+            seen = {"refused": str(exc), "jobs": len(shell.jobs())}
+        with open(sys.argv[1] + ".tmp", "w") as f:
+            json.dump(seen, f)
+        os.rename(sys.argv[1] + ".tmp", sys.argv[1])
         time.sleep(120)
         os._exit(0)
     print(json.dumps({"shellsup": job.pid, "bash": job.bash_pid, "fork": child}), flush=True)
@@ -385,12 +387,13 @@ FORKING_OWNER = textwrap.dedent("""
 
 def test_a_forked_child_does_not_keep_a_job_alive(tmp_path: Path, leaks, child_env) -> None:
     (tmp_path / "owner.py").write_text(FORKING_OWNER)
-    owner = subprocess.Popen([PY, str(tmp_path / "owner.py")], stdout=subprocess.PIPE, env=child_env)
+    report = tmp_path / "forked.json"
+    owner = subprocess.Popen([PY, str(tmp_path / "owner.py"), str(report)], stdout=subprocess.PIPE, env=child_env)
     try:
-        lines = [json.loads(owner.stdout.readline()) for _ in range(2)]
-        info = next(x for x in lines if "shellsup" in x)
-        forked = next(x for x in lines if "refused" in x)
-        assert "belongs to the process that started it" in forked["refused"] and forked["jobs"] == 0
+        info = json.loads(owner.stdout.readline())
+        poll(report.exists, what="the forked child's report")
+        forked = json.loads(report.read_text())
+        assert forked["refused"] is not None and "belongs to the process that started it" in forked["refused"] and forked["jobs"] == 0
         owner.send_signal(signal.SIGKILL)
         owner.wait(timeout=DEADLINE)
         poll(lambda: gone(info["shellsup"]) and gone(info["bash"]), what="the job gone while the fork lives")

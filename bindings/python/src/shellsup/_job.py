@@ -4,8 +4,9 @@ A job is shellsup in frames mode with ``--lifetime`` instead of a call
 timeout and ``--spill`` always on, driven by the same core as run()
 (``_core.Core`` through ``_run.Run``) in a reader thread of its own. The
 thread consumes every frame (progress, ports answers, totals) into the
-job's state; the caller reads the output from the spill files, so every
-byte is seen exactly once and in order, however far past the budget.
+job's state; the caller reads the output from the spill files
+(``_spillread``), so every byte is seen exactly once and in order, however
+far past the budget. wait_for()'s conditions are in ``_probe``.
 
 Every job dies with its owner: atexit cancels the live jobs and waits for
 their cleanup; if the process dies without running atexit (SIGKILL,
@@ -18,67 +19,38 @@ from __future__ import annotations
 
 import asyncio
 import atexit
-import codecs
-import math
 import os
 import re
 import shutil
 import signal
-import socket
-import stat
 import tempfile
 import threading
 import time
-import urllib.error
-import urllib.parse
-import urllib.request
 from dataclasses import dataclass, fields
-from typing import Any, Dict, List, Mapping, Optional, Pattern, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
 from . import _frames, _limits
-from ._errors import ShellsupError
+from ._errors import JobError, JobTimeoutError, ShellsupError
 from ._find import find_binary
+from ._jobargs import (
+    DEFAULT_LIFETIME,
+    DEFAULT_SPILL_MAX,
+    JobRequest,
+    check_lifetime,
+    check_name,
+    check_spill_dir,
+    check_spill_max,
+    check_wait_timeout,
+)
+from ._probe import PORTS_WAIT, Probe
 from ._result import SkillResult
 from ._run import Run
+from ._spillread import SpillReader, tail_lines
 from ._validate import Request, check_grace, invalid, quote, request
 
-MAX_LIFETIME = 7 * 24 * 3600  # seconds: shellsup's --lifetime ceiling
-DEFAULT_LIFETIME = 3600
 READ_LIMIT = 64 * 1024  # bytes of both streams one read() returns at most
-TAIL_BYTES = 1 << 20  # bytes of each stream output(tail=N) looks back at most
-SCAN_CARRY = 64 * 1024  # characters a pattern may span across two scans
-SCAN_STEP = 1 << 20  # bytes of each stream one scan reads
 START_WAIT = 60.0  # seconds start() waits for shellsup's start frame
-PORTS_WAIT = 5.0  # seconds a ports query waits for its answer
-PROBE_TIMEOUT = 2.0  # seconds one connect or HTTP request may take
 STREAMS = ("stdout", "stderr")
-SPILL_SUFFIX = {"": 0, "K": 10, "M": 20, "G": 30}
-
-JOB_EXITED = "job_exited"
-JOB_TIMEOUT = "timeout"
-
-
-class JobError(ShellsupError):
-    """A job ended before what was awaited happened (category ``"job_exited"``).
-
-    ``result`` holds the job's SkillResult (exit code, captured output,
-    cleanup) when it is known; the message quotes the exit code and the last
-    lines of the output.
-    """
-
-    def __init__(self, message: str, category: str = JOB_EXITED, result: Optional[SkillResult] = None) -> None:
-        super().__init__(message, category)
-        self.result = result
-
-    def __reduce__(self) -> Any:
-        return (type(self), (self.message, self.category, self.result))
-
-
-class JobTimeoutError(JobError, TimeoutError):
-    """A wait on a job ran out of time (category ``"timeout"``); the job is left running."""
-
-    def __init__(self, message: str, category: str = JOB_TIMEOUT, result: Optional[SkillResult] = None) -> None:
-        super().__init__(message, category, result)
 
 
 @dataclass
@@ -99,136 +71,6 @@ class Output:
 
     def __str__(self) -> str:
         return self.stdout + self.stderr
-
-
-@dataclass(frozen=True)
-class JobRequest(Request):
-    """A run request with a lifetime instead of a timeout, and a spill directory."""
-
-    lifetime: float = DEFAULT_LIFETIME
-    spill_dir: str = ""
-    spill_max: Optional[int] = None
-
-    def argv(self, binary: str) -> List[str]:
-        args = super().argv(binary)
-        at = args.index("--timeout")
-        args[at: at + 2] = ["--lifetime", args[at + 1]]
-        extra = ["--spill", self.spill_dir]
-        if self.spill_max is not None:
-            extra += ["--spill-max", str(self.spill_max)]
-        end = len(args) - 2  # before "--", command
-        return args[:end] + extra + args[end:]
-
-
-# -- checking a job's arguments ----------------------------------------------------
-
-
-def check_lifetime(lifetime: Any) -> Union[int, float]:
-    if lifetime is None:
-        return DEFAULT_LIFETIME
-    if not isinstance(lifetime, (int, float)) or isinstance(lifetime, bool):
-        raise invalid(f"lifetime must be a number of seconds greater than 0 and at most {MAX_LIFETIME} (7 days) "
-                      f"(got {quote(lifetime)} of type {type(lifetime).__name__})")
-    if (isinstance(lifetime, float) and math.isnan(lifetime)) or not 0 < lifetime <= MAX_LIFETIME:
-        shown = repr(float(lifetime)) if isinstance(lifetime, float) else str(lifetime)
-        raise invalid(f"lifetime must be greater than 0 and at most {MAX_LIFETIME} seconds (7 days) (got {shown[:80]})")
-    return lifetime
-
-
-def check_spill_dir(spill: Any) -> Optional[str]:
-    """None (a private temporary directory), or a directory only its owner can write."""
-    if spill is None:
-        return None
-    try:
-        path = os.fsdecode(os.fspath(spill))
-    except TypeError:
-        raise invalid(f"spill must be a directory path or None (got {quote(spill)} of type {type(spill).__name__})") from None
-    if path == "":
-        raise invalid('spill must be a directory path or None (got "")')
-    absolute = os.path.abspath(path)
-    try:
-        st = os.lstat(absolute)
-    except FileNotFoundError:
-        raise invalid(f"spill directory {quote(path)} does not exist") from None
-    except OSError as exc:
-        raise invalid(f"spill directory {quote(path)} cannot be used: {exc}") from None
-    if stat.S_ISLNK(st.st_mode):
-        raise invalid(f"spill directory {quote(path)} is a symbolic link; name the directory itself")
-    if not stat.S_ISDIR(st.st_mode):
-        raise invalid(f"spill directory {quote(path)} is not a directory")
-    if st.st_mode & 0o022:
-        raise invalid(f"spill directory {quote(path)} is writable by group or others (mode {st.st_mode & 0o7777:04o}); "
-                      "use a directory only its owner can write")
-    if not os.access(absolute, os.W_OK | os.X_OK):
-        raise invalid(f"spill directory {quote(path)} is not writable")
-    return absolute
-
-
-def check_spill_max(spill_max: Any) -> Optional[int]:
-    """None (shellsup's 256 MiB), bytes, or a string such as "64M" (powers of 1024)."""
-    if spill_max is None:
-        return None
-    value = None
-    if isinstance(spill_max, int) and not isinstance(spill_max, bool):
-        value = spill_max
-    elif isinstance(spill_max, str):
-        text = spill_max.strip().upper()
-        unit = text[-1:] if text[-1:] in SPILL_SUFFIX else ""
-        digits = text[: len(text) - len(unit)]
-        if digits.isdigit():
-            value = int(digits) << SPILL_SUFFIX[unit]
-    if value is None or not 0 <= value < 1 << 63:
-        raise invalid("spill_max must be None or a whole number of bytes, at least 0, or a string with a K, M or G "
-                      f"suffix (powers of 1024), e.g. \"64M\" (got {quote(spill_max)})")
-    return value
-
-
-def check_name(name: Any, command: str) -> str:
-    if name is None:
-        return command if len(command) <= 60 else command[:57] + "..."
-    if not isinstance(name, str) or not name:
-        raise invalid(f"name must be a non-empty string or None (got {quote(name)})")
-    return name
-
-
-def check_pattern(pattern: Any) -> Optional[Pattern[str]]:
-    if pattern is None:
-        return None
-    if isinstance(pattern, re.Pattern):
-        if not isinstance(pattern.pattern, str):
-            raise invalid(f"pattern must be a text (str) regular expression (got {quote(pattern.pattern)})")
-        return pattern
-    if not isinstance(pattern, str) or pattern == "":
-        raise invalid(f"pattern must be a non-empty regular expression string or None (got {quote(pattern)})")
-    try:
-        return re.compile(pattern, re.MULTILINE)
-    except re.error as exc:
-        raise invalid(f"pattern {quote(pattern)} is not a valid regular expression: {exc}") from None
-
-
-def check_port(port: Any) -> Optional[int]:
-    if port is None:
-        return None
-    if not isinstance(port, int) or isinstance(port, bool) or not 1 <= port <= 65535:
-        raise invalid(f"port must be a TCP port number from 1 to 65535 or None (got {quote(port)})")
-    return port
-
-
-def check_url(url: Any) -> Optional[str]:
-    if url is None:
-        return None
-    parts = urllib.parse.urlsplit(url) if isinstance(url, str) else None
-    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
-        raise invalid(f"url must be an http:// or https:// URL with a host, or None (got {quote(url)})")
-    return url
-
-
-def check_wait_timeout(timeout: Any, name: str = "timeout") -> Optional[float]:
-    if timeout is None:
-        return None
-    if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or math.isnan(timeout) or timeout < 0:
-        raise invalid(f"{name} must be a number of seconds, at least 0, or None (got {quote(timeout)})")
-    return float(timeout)
 
 
 # -- the job's registry: what dies with the owner ----------------------------------------
@@ -282,76 +124,6 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
-# -- reading the spill files ---------------------------------------------------------------
-
-
-class _Reader:
-    """One stream's spill file read incrementally: offset, decoder, end."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self.offset = 0
-        self.decoder = codecs.getincrementaldecoder("utf-8")("replace")
-        self.flushed = False
-        self._fd: Optional[int] = None
-
-    def size(self) -> int:
-        fd = self._open()
-        return os.fstat(fd).st_size if fd is not None else 0
-
-    def take(self, n: int, final: bool) -> str:
-        """Decode the next n bytes; final flushes a code point cut off by the end of the stream."""
-        data = b""
-        fd = self._open()
-        while fd is not None and len(data) < n:
-            chunk = os.pread(fd, n - len(data), self.offset + len(data))
-            if not chunk:
-                break
-            data += chunk
-        self.offset += len(data)
-        text = self.decoder.decode(data, final)
-        if final:
-            self.flushed = True
-        return text
-
-    def close(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
-
-    def _open(self) -> Optional[int]:
-        if self._fd is None:
-            try:
-                self._fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-            except FileNotFoundError:
-                return None
-        return self._fd
-
-
-def _tail_lines(path: str, lines: int, max_bytes: int = TAIL_BYTES) -> str:
-    """The last lines of a file, looking back at most max_bytes."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except FileNotFoundError:
-        return ""
-    try:
-        size = os.fstat(fd).st_size
-        start = max(0, size - max_bytes)
-        data = os.pread(fd, size - start, start)
-    finally:
-        os.close(fd)
-    if start > 0:  # began mid-file: skip to a code point's first byte
-        skip = 0
-        while skip < 3 and skip < len(data) and 0x80 <= data[skip] <= 0xBF:
-            skip += 1
-        data = data[skip:]
-    text = data.decode("utf-8", "replace")
-    if lines <= 0:
-        return ""
-    kept = text.splitlines(keepends=True)[-lines:]
-    return "".join(kept)
-
-
 # -- the job ------------------------------------------------------------------------------------
 
 
@@ -373,7 +145,7 @@ class Job:
         self._result: Optional[SkillResult] = None
         self._exc: Optional[BaseException] = None
         self._read_lock = threading.Lock()
-        self._readers: Dict[str, _Reader] = {}
+        self._readers: Dict[str, SpillReader] = {}
         self._forked = False
         self._closed = False
         self._waiters: List[Tuple[asyncio.AbstractEventLoop, asyncio.Future]] = []
@@ -403,7 +175,7 @@ class Job:
             raise ShellsupError(f"protocol: start frame names no spill directory (got {quote(spill)}); is shellsup "
                                 "older than --spill?", "protocol")
         self.spill = spill
-        self._readers = {s: _Reader(os.path.join(spill, s)) for s in STREAMS}
+        self._readers = {s: SpillReader(os.path.join(spill, s)) for s in STREAMS}
 
     def _drive(self) -> None:
         try:
@@ -501,7 +273,7 @@ class Job:
         if not isinstance(tail, int) or isinstance(tail, bool) or tail < 0:
             raise invalid(f"tail must be a whole number of lines, at least 0 (got {quote(tail)})")
         ended = self._finished.is_set()
-        texts = [_tail_lines(os.path.join(self.spill, s), tail) for s in STREAMS]
+        texts = [tail_lines(os.path.join(self.spill, s), tail) for s in STREAMS]
         return Output(texts[0], texts[1], False, self._cut({s: self._end(s, ended) for s in STREAMS}), ended)
 
     def _end(self, stream: str, ended: bool) -> int:
@@ -522,7 +294,7 @@ class Job:
         if spill is not None:
             return bool(spill.get("cut"))
         limit = self._request.spill_max
-        limit = 256 << 20 if limit is None else limit
+        limit = DEFAULT_SPILL_MAX if limit is None else limit
         return any(n >= limit for n in ends.values())
 
     # -- ports ------------------------------------------------------------------------
@@ -578,7 +350,7 @@ class Job:
         when the time runs out (the job is left running).
         """
         self._usable()
-        probe = _Probe(self, pattern, port, url, timeout)
+        probe = Probe(self, pattern, port, url, timeout)
         try:
             while not probe.step():
                 self._finished.wait(probe.pause())  # an end of the job wakes it at once
@@ -590,7 +362,7 @@ class Job:
                              timeout: Any = 30) -> Optional["re.Match[str]"]:
         """wait_for() for asyncio: each bounded check runs in the default executor."""
         self._usable()
-        probe = _Probe(self, pattern, port, url, timeout)
+        probe = Probe(self, pattern, port, url, timeout)
         loop = asyncio.get_running_loop()
         try:
             while not await loop.run_in_executor(None, probe.step):
@@ -725,144 +497,6 @@ class Job:
 def _settle(fut: "asyncio.Future") -> None:
     if not fut.done():
         fut.set_result(None)
-
-
-class _Probe:
-    """The conditions of one wait_for(), checked one bounded step at a time."""
-
-    def __init__(self, job: Job, pattern: Any, port: Any, url: Any, timeout: Any) -> None:
-        self.job = job
-        self.pattern = check_pattern(pattern)
-        self.port = check_port(port)
-        self.url = check_url(url)
-        self.timeout = check_wait_timeout(timeout)
-        if self.pattern is None and self.port is None and self.url is None:
-            raise invalid("wait_for needs a pattern, a port or a url to wait for (got none)")
-        self.start = time.monotonic()
-        self.deadline = math.inf if self.timeout is None else self.start + self.timeout
-        self.match: Optional["re.Match[str]"] = None
-        self.ok = {"pattern": self.pattern is None, "port": self.port is None, "url": self.url is None}
-        self.why = {"port": "", "url": ""}  # the last reason a check failed, for the timeout message
-        self._scan = {s: _Reader(os.path.join(job.spill, s)) for s in STREAMS}
-        self._carry = {s: "" for s in STREAMS}
-        self._tries = 0
-
-    def step(self) -> bool:
-        """Check each pending condition once; True when all hold. Raises when the job ended or time ran out."""
-        ended = self.job._finished.is_set()
-        if not self.ok["pattern"]:
-            self._scan_output(ended)
-        if not ended:
-            if not self.ok["port"]:
-                self._check_port()
-            if not self.ok["url"]:
-                self._check_url()
-        if all(self.ok.values()):
-            return True
-        if ended:
-            raise self.job._ended_error(self._what())
-        if time.monotonic() >= self.deadline:
-            why = "; ".join(f"{k}: {v}" for k, v in self.why.items() if v and not self.ok[k])
-            raise JobTimeoutError(f"job {self.job.name!r} is still running, but {self._what()} did not happen within "
-                                  f"{self.timeout:g} s{'; ' + why if why else ''}; it was left running")
-        return False
-
-    def pause(self) -> float:
-        self._tries += 1
-        return max(0.0, min(0.01 * self._tries, 0.2, self.deadline - time.monotonic()))
-
-    def _bound(self, most: float) -> float:
-        """A check's own time limit: most, cut to what is left of the wait (at least 50 ms)."""
-        return max(0.05, min(most, self.deadline - time.monotonic()))
-
-    def _what(self) -> str:
-        parts = []
-        if self.pattern is not None:
-            parts.append(f"output matching {quote(self.pattern.pattern)}")
-        if self.port is not None:
-            parts.append(f"port {self.port} accepting connections")
-        if self.url is not None:
-            parts.append(f"{self.url} answering 2xx/3xx")
-        return " and ".join(parts)
-
-    def _scan_output(self, ended: bool) -> None:
-        """Search the output read since the last step (the whole output once the job ended)."""
-        assert self.pattern is not None
-        while True:
-            progressed = False
-            for s in STREAMS:
-                r = self._scan[s]
-                end = self.job._end(s, ended)
-                n = min(SCAN_STEP, end - r.offset)
-                last = ended and n == end - r.offset and not r.flushed
-                if n <= 0 and not last:
-                    continue
-                text = self._carry[s] + r.take(n, last)
-                found = self.pattern.search(text)
-                if found is not None:
-                    self.match = found
-                    self.ok["pattern"] = True
-                    return
-                self._carry[s] = text[-SCAN_CARRY:]
-                progressed = progressed or n > 0
-            if not (ended and progressed):
-                return
-
-    def _check_port(self) -> None:
-        assert self.port is not None
-        try:
-            mine = [p for p in self.job.ports(timeout=self._bound(PORTS_WAIT))
-                    if p.get("port") == self.port and p.get("proto") in ("tcp", "tcp6")]
-        except JobTimeoutError as exc:
-            self.why["port"] = str(exc)
-            return
-        if not mine:
-            self.why["port"] = "no process of the job listens on it" + self._stranger()
-            return
-        for entry in mine:
-            host = str(entry.get("addr") or "127.0.0.1")
-            host = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(host, host)
-            try:
-                with socket.create_connection((host, self.port), timeout=self._bound(PROBE_TIMEOUT)):
-                    self.ok["port"] = True
-                    return
-            except OSError as exc:
-                self.why["port"] = f"the job listens on {host} but a connection failed: {exc}"
-
-    def _stranger(self) -> str:
-        try:
-            with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
-                return " (something else on this machine accepts connections there)"
-        except OSError:
-            return ""
-
-    def _check_url(self) -> None:
-        assert self.url is not None
-        opener = urllib.request.build_opener(_NoRedirect)
-        try:
-            with opener.open(self.url, timeout=self._bound(PROBE_TIMEOUT)) as resp:
-                status = resp.status
-        except urllib.error.HTTPError as exc:
-            status = exc.code
-            exc.close()
-        except (OSError, ValueError) as exc:
-            self.why["url"] = f"no answer: {exc}"
-            return
-        if 200 <= status < 400:
-            self.ok["url"] = True
-        else:
-            self.why["url"] = f"it answered {status}"
-
-    def close(self) -> None:
-        for r in self._scan.values():
-            r.close()
-
-
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    """A 3xx is an answer: do not follow it."""
-
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None
 
 
 # -- start ------------------------------------------------------------------------------------
