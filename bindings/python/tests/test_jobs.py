@@ -157,6 +157,12 @@ def test_read_returns_every_byte_once_in_order(tmp_path: Path) -> None:
     assert result["exitCode"] == 0 and result["truncated"] is True  # far past the 64 KiB budget
     assert "".join(got["stdout"]) == raw_out.decode("utf-8", "replace")
     assert "".join(got["stderr"]) == raw_err.decode("utf-8", "replace")
+    # The binary's own decoding agrees: each stream's capture (marker removed) begins the text read() gave.
+    marker = "\n... output truncated at 65536-byte capture limit ...\n"
+    for stream in ("stdout", "stderr"):
+        captured = result[stream][: -len(marker)] if result[stream].endswith(marker) else result[stream]
+        assert "".join(got[stream]).startswith(captured)
+    assert (result["stdout"] + result["stderr"]).count(marker) == 1
     assert reads > 5 * 16  # 5 MiB in reads of at most 64 KiB
     assert job.read() == shell.Output(eof=True)  # nothing is returned twice
     # The spill files hold the raw bytes exactly, in the directory named.
