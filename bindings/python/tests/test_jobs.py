@@ -56,6 +56,7 @@ def poll(cond, deadline: float = DEADLINE, what: str = "condition") -> None:
 
 def test_http_server_job_port_url_kill(tmp_path: Path) -> None:
     (tmp_path / "index.html").write_text("hello from the job\n")
+    (tmp_path / "sub").mkdir()
     port = free_port()
     job = shell.start(f"exec {PY} -m http.server {port} --bind 127.0.0.1", cwd=str(tmp_path), name="web")
     try:
@@ -68,6 +69,9 @@ def test_http_server_job_port_url_kill(tmp_path: Path) -> None:
             assert resp.status == 200
             assert resp.read() == b"hello from the job\n"
         job.wait_for(url=f"http://127.0.0.1:{port}/", timeout=DEADLINE)
+        job.wait_for(url=f"http://127.0.0.1:{port}/sub", timeout=DEADLINE)  # 301 to /sub/: a 3xx is ready
+        with pytest.raises(JobTimeoutError, match="it answered 404"):
+            job.wait_for(url=f"http://127.0.0.1:{port}/missing", timeout=1)
         m = job.wait_for(pattern=r'"GET /index.html HTTP/1.1" (\d+)', timeout=DEADLINE)
         assert m is not None and m.group(1) == "200"
     finally:
