@@ -67,6 +67,8 @@ class Probe:
         if ended:
             raise self.job._ended_error(self._what())
         if time.monotonic() >= self.deadline:
+            if not self.ok["port"] and self.why["port"].startswith("no process"):
+                self.why["port"] += self._stranger()  # once, at the end: a stranger's port is not probed in a loop
             why = "; ".join(f"{k}: {v}" for k, v in self.why.items() if v and not self.ok[k])
             raise JobTimeoutError(f"job {self.job.name!r} is still running, but {self._what()} did not happen within "
                                   f"{self.timeout:g} s{'; ' + why if why else ''}; it was left running")
@@ -122,7 +124,7 @@ class Probe:
             self.why["port"] = str(exc)
             return
         if not mine:
-            self.why["port"] = "no process of the job listens on it" + self._stranger()
+            self.why["port"] = "no process of the job listens on it"
             return
         for entry in mine:
             host = str(entry.get("addr") or "127.0.0.1")
