@@ -10,10 +10,12 @@ import asyncio
 import json
 import os
 import random
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 import urllib.request
@@ -311,6 +313,7 @@ def test_async_flavour() -> None:
         job = await shell.start_async("echo ready; sleep 300", grace=0)
         m = await job.wait_for_async(pattern="ready", timeout=DEADLINE)
         assert m.group(0) == "ready"
+        assert await job.ports_async() == []  # sleep listens on nothing
         with pytest.raises(JobTimeoutError):
             await job.wait_async(timeout=0.1)
         assert job.running
@@ -435,3 +438,17 @@ def test_jobs_lists_live_jobs_only() -> None:
         a.close()
         b.close()
     assert a not in shell.jobs()
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("runuser"), reason="needs root and runuser to act as nobody")
+def test_spill_dir_not_writable_refused(child_env) -> None:
+    spill = tempfile.mkdtemp(dir="/tmp")  # root's, mode 0755 below: nobody may enter it but not write
+    try:
+        os.chmod(spill, 0o755)
+        check = (f"import shellsup as shell\ntry:\n    shell.start('true', spill={spill!r})\n"
+                 "except shell.ShellsupError as e:\n    print(e.category, e)\n")
+        out = subprocess.run(["runuser", "-u", "nobody", "--", PY, "-c", check], env=child_env,
+                             capture_output=True, text=True, timeout=DEADLINE, cwd="/")
+        assert out.stdout.strip() == f'validation spill directory "{spill}" is not writable', out.stderr
+    finally:
+        os.rmdir(spill)

@@ -319,6 +319,10 @@ class Job:
             self._finished.wait(0.005)
         return list(session.ports)
 
+    async def ports_async(self, timeout: float = PORTS_WAIT) -> List[Dict[str, Any]]:
+        """ports() for asyncio: the bounded query runs in the default executor."""
+        return await asyncio.get_running_loop().run_in_executor(None, self.ports, timeout)
+
     def _send(self, frame: bytes) -> bool:
         """Write a control frame to shellsup (the runner's lock held); False when the channel is closed."""
         proc = self._runner._proc
