@@ -413,26 +413,16 @@ class Job:
         at once. If shellsup stops reporting, the binding escalates (SIGCONT,
         SIGTERM, SIGKILL) as run() does.
         """
-        grace = check_grace(grace)
-        self._usable()
-        self._cancel()
-        hurry_at = time.monotonic() + grace if grace is not None and grace < self._request.grace_seconds else None
+        hurry = self._begin_kill(grace)
         while not self._finished.wait(0.01):
-            if hurry_at is not None and time.monotonic() >= hurry_at and self._core.session.announced:
-                self._hurry()
-                hurry_at = None
+            hurry.check()
         return self._outcome()
 
     async def kill_async(self, grace: Any = None) -> SkillResult:
         """kill() for asyncio."""
-        grace = check_grace(grace)
-        self._usable()
-        self._cancel()
-        hurry_at = time.monotonic() + grace if grace is not None and grace < self._request.grace_seconds else None
+        hurry = self._begin_kill(grace)
         while not self._finished.is_set():
-            if hurry_at is not None and time.monotonic() >= hurry_at and self._core.session.announced:
-                self._hurry()
-                hurry_at = None
+            hurry.check()
             await asyncio.sleep(0.01)
         return self._outcome()
 
@@ -459,6 +449,14 @@ class Job:
     def _cancel(self) -> None:
         if not self._forked:
             self._runner.cancel()
+
+    def _begin_kill(self, grace: Any) -> "_Hurry":
+        """Check kill()'s grace, send the cancel, and return what shortens the grace."""
+        grace = check_grace(grace)
+        self._usable()
+        self._cancel()
+        shorter = grace is not None and grace < self._request.grace_seconds
+        return _Hurry(self, time.monotonic() + grace if shorter else None)
 
     def _hurry(self) -> None:
         """A signal during the cleanup's grace: shellsup kills the rest at once."""
@@ -496,6 +494,21 @@ class Job:
         if result.get("timedOut"):
             how += ", its lifetime ran out"
         return JobError(f"job {self.name!r} ended ({how}) before {waiting_for}{shown}", result=result)
+
+
+class _Hurry:
+    """kill(grace=S): S seconds after the cleanup began, tell shellsup to skip the rest of the grace."""
+
+    def __init__(self, job: Job, at: Optional[float]) -> None:
+        self.job = job
+        self.at = at  # monotonic; None: the job's own grace stands
+
+    def check(self) -> None:
+        # Only once shellsup announced the cancel: a SIGTERM before it would
+        # itself be the cancel, and the full grace would follow.
+        if self.at is not None and time.monotonic() >= self.at and self.job._core.session.announced:
+            self.job._hurry()
+            self.at = None
 
 
 def _settle(fut: "asyncio.Future") -> None:
