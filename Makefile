@@ -8,7 +8,7 @@ FUZZ_EXECS ?= 500000
 # A login shell sources ~/.profile; the demo gets an empty HOME so it is fast.
 DEMO_HOME := $(CURDIR)/bin/demo-home
 
-.PHONY: help build test test-go test-tiers test-python stress bench demo wheel fuzz vet clean
+.PHONY: help build test test-go test-tiers test-python stress bench soak demo wheel fuzz fuzz-python vet clean
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -37,16 +37,23 @@ test-python: build ## the Python binding's pytest suite against bin/shellsup
 
 # The race-prone tests: cancels racing timeouts and forks, parent deaths,
 # signals, and the cleanup's own tests.
-STRESS_RUN := TestCancelRace|TestFastForker|TestParent|TestSignalsToShellsupCancel|TestTimeoutWinsOverLaterExit|TestTermIgnorerKilledAtGrace|TestCleanup|TestOpenVerified|TestRunCancel|TestRunTimeout|TestHarnessKilled|TestProgressErrorCancels
+STRESS_RUN := TestReuse|TestAccomplices|TestConcurrentRunsNeverCross|TestCancelRace|TestFastForker|TestParent|TestSignalsToShellsupCancel|TestTimeoutWinsOverLaterExit|TestTermIgnorerKilledAtGrace|TestCleanup|TestOpenVerified|TestRunCancel|TestRunTimeout|TestHarnessKilled|TestProgressErrorCancels|TestSecondSignalSkipsTheGrace|TestSignalCancelExits128PlusN|TestPortsOfTheTree|TestHumanModeSlowReader
 STRESS_COUNT ?= 20
 
 stress: build ## run the race-prone tests many times (STRESS_COUNT=20)
 	$(GO) test -race -count=$(STRESS_COUNT) -run '$(STRESS_RUN)' ./cmd/shellsup/ ./reaper/ ./bindings/go/
 
-bench: build ## measure shellsup against baselines run side by side
-	$(GO) test -run '^$$' -bench . -benchtime 1x ./decoder/ | grep -E 'Benchmark|ok'
-	$(GO) run ./cmd/shellsup-bench --bin $(BIN)
-	@py=$$(.ci/find-python) && SHELLSUP_BIN=$(CURDIR)/$(BIN) $$py bindings/python/bench_overhead.py
+bench: build ## a Markdown table of shellsup against its limits, target and ✔/✘ per row (baselines run side by side)
+	@py=$$(.ci/find-python) && $(GO) run ./cmd/shellsup-bench --bin $(BIN) --python "$$py"
+	@echo && $(GO) test -run '^$$' -bench . -benchtime 1x ./decoder/ | grep -E 'Benchmark|ok'
+
+SOAK_RUNS ?= 1000
+SOAK_TIERS ?= subreaper
+
+soak: build ## 32 shellsups at once (50 sleepers each), then SOAK_RUNS runs over every leak shape × ending × tier; fails on any leak or growth
+	SHELLSUP_CONCURRENCY=32x50 $(GO) test -race -count=1 -run 'TestConcurrentRunsNeverCross' ./cmd/shellsup/
+	$(GO) build -o bin/shellsup-soak ./cmd/shellsup-soak
+	bin/shellsup-soak --bin $(BIN) --runs $(SOAK_RUNS) --tiers $(SOAK_TIERS)
 
 demo: build ## run a command that leaves a setsid daemon, a background job and a TERM-ignorer behind
 	@rm -rf $(DEMO_HOME) && mkdir -p $(DEMO_HOME)
@@ -68,6 +75,12 @@ fuzz: ## run the fuzzers (FUZZ_EXECS inputs each)
 	$(GO) test -run '^$$' -fuzz FuzzDecoder -fuzztime $(FUZZ_EXECS)x ./decoder/
 	$(GO) test -run '^$$' -fuzz FuzzCapture -fuzztime $(FUZZ_EXECS)x ./decoder/
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZ_EXECS)x ./protocol/
+
+FUZZ_PYTHON_CASES ?= 1000000
+
+fuzz-python: ## compare the capture with Python's own decoder on FUZZ_PYTHON_CASES random inputs (SEED=n replays)
+	@mkdir -p bin && $(GO) build -o bin/pydiff ./decoder/internal/pydiff
+	@py=$$(.ci/find-python) && $$py testdata/fuzz_python.py --driver bin/pydiff --count $(FUZZ_PYTHON_CASES) $(if $(SEED),--seed $(SEED))
 
 vet: ## go vet for Linux and darwin, and gofmt
 	$(GO) vet ./...

@@ -34,6 +34,8 @@ type Totals struct {
 	Truncated      bool   // the marker was emitted
 	TotalBytes     int64  // raw bytes read from both pipes, captured or not
 	CapturedBytes  int64  // len(Stdout) + len(Stderr), at most the budget
+	StdoutBytes    int64  // raw bytes of stdout (part of TotalBytes)
+	StderrBytes    int64  // raw bytes of stderr
 }
 
 // NewCapture returns an empty Capture for budget. If budget fails [ValidateBudget], it returns
@@ -90,6 +92,23 @@ func (c *Capture) CloseFunc(s Stream, emit func(s Stream, text string)) {
 	}
 }
 
+// WriteTextFunc is the seam for a caller that decodes (and perhaps rewrites, redacting secrets)
+// the text itself: it counts raw raw bytes of stream s and captures text, which must be valid
+// UTF-8, through the budget exactly as [Capture.WriteFunc] captures what its own decoder returns.
+// The caller keeps its own [Decoder] per stream and passes what Flush returns at EOF the same way
+// (with raw 0); it must not mix this with Write or Close on the same stream.
+func (c *Capture) WriteTextFunc(s Stream, raw int, text []byte, emit func(s Stream, text string)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.raw[s] += int64(raw)
+	if c.spent || len(text) == 0 {
+		return
+	}
+	if t := c.take(s, text); len(t) > 0 {
+		emit(s, string(t))
+	}
+}
+
 // Discard counts n raw bytes of stream s that the caller drained without passing them to Write,
 // which it may do once the Capture is [Capture.Spent] (for example by splicing the pipe to
 // /dev/null). They count toward TotalBytes only.
@@ -116,6 +135,8 @@ func (c *Capture) Totals() Totals {
 		Truncated:     c.spent,
 		TotalBytes:    c.raw[Stdout] + c.raw[Stderr],
 		CapturedBytes: int64(len(c.text[Stdout]) + len(c.text[Stderr])),
+		StdoutBytes:   c.raw[Stdout],
+		StderrBytes:   c.raw[Stderr],
 	}
 }
 

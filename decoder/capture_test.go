@@ -342,3 +342,27 @@ func TestStreamString(t *testing.T) {
 	assert.Equal(t, "stderr", decoder.Stderr.String())
 	assert.Equal(t, "Stream(7)", decoder.Stream(7).String())
 }
+
+// WriteTextFunc takes text the caller decoded (and perhaps rewrote) through the same budget: the
+// raw count is the caller's, the text is cut on a code point, the marker comes once.
+func TestWriteTextFuncSeam(t *testing.T) {
+	c, err := decoder.NewCapture(100)
+	require.NoError(t, err)
+	var got [2]strings.Builder
+	emit := func(s decoder.Stream, text string) { got[s].WriteString(text) }
+	c.WriteTextFunc(decoder.Stdout, 10, []byte("[REDACTED:x] "), emit)
+	c.WriteTextFunc(decoder.Stderr, 3, []byte("é"), emit)
+	c.WriteTextFunc(decoder.Stdout, 40, []byte(strings.Repeat("€", 20)), emit)
+	c.WriteTextFunc(decoder.Stdout, 5, []byte("after"), emit)
+	tot := c.Totals()
+	assert.Equal(t, int64(58), tot.TotalBytes)
+	assert.Equal(t, int64(55), tot.StdoutBytes)
+	assert.Equal(t, int64(3), tot.StderrBytes)
+	assert.True(t, tot.Truncated)
+	assert.Equal(t, got[decoder.Stdout].String(), tot.Stdout)
+	assert.Equal(t, "é", tot.Stderr)
+	assert.Equal(t, 1, strings.Count(tot.Stdout, "output truncated"))
+	assert.True(t, utf8.ValidString(tot.Stdout))
+	assert.LessOrEqual(t, tot.CapturedBytes, int64(100))
+	assert.NotContains(t, tot.Stdout, "after")
+}

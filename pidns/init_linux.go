@@ -20,6 +20,8 @@ import (
 const (
 	initArgv0 = "shellsup-pidns-init"
 	initKey   = "shellsup-pidns-init-7f3a91c2-v1"
+	// initKeyNoLogin instead of initKey: bash runs without a login shell.
+	initKeyNoLogin = initKey + "-no-login"
 	// initComm is the init's name in ps (the kernel keeps 15 bytes).
 	initComm = "shellsup-init"
 )
@@ -44,18 +46,29 @@ const (
 // MaybeInit turns this process into the PID-namespace init if it was
 // started as one, and never returns then. Call it first thing in main.
 func MaybeInit() {
-	if len(os.Args) != 3 || os.Args[0] != initArgv0 || os.Args[1] != initKey || os.Getpid() != 1 {
+	if len(os.Args) != 3 || os.Args[0] != initArgv0 || os.Getpid() != 1 {
 		return
 	}
-	os.Exit(runInit(os.Args[2]))
+	switch os.Args[1] {
+	case initKey:
+		os.Exit(runInit(os.Args[2], true))
+	case initKeyNoLogin:
+		os.Exit(runInit(os.Args[2], false))
+	}
 }
 
 // runInit is the init's whole life; it returns the init's exit code, bash's
 // status as shellsup reports it (N, or 128+N for signal N).
-func runInit(command string) int {
+func runInit(command string, login bool) int {
 	// The status pipe must not reach bash: a command holding it could
 	// write status records of its own.
 	unix.CloseOnExec(statusFd)
+	// Non-dumpable, as shellsup is: a command of the same user cannot open
+	// /proc/1/fd/* (the status pipe) or ptrace the init. bash's exec makes
+	// bash dumpable again.
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return exitSetupFail
+	}
 	status := os.NewFile(statusFd, "status")
 	_ = setName(initComm) // what ps shows for pid 1; cosmetic
 	// Under memory pressure the kernel should pick the command, not
@@ -86,7 +99,7 @@ func runInit(command string) int {
 	if err := dropInheritedCaps(); err != nil {
 		return setupFailed(status, recDropCaps, err)
 	}
-	bash, err := startBash(command)
+	bash, err := startBash(command, login)
 	if err != nil {
 		errno, _ := err.(syscall.Errno)
 		writeRecord(status, recStarted, uint32(errno))
@@ -130,16 +143,21 @@ func writeRecord(status *os.File, kind, value uint32) {
 	_, _ = status.Write(b[:]) // shellsup gone: nobody to tell, and the death signal is on its way
 }
 
-// startBash starts /bin/bash -lc COMMAND in a new session with the init's
-// stdio, environment and working directory, and an empty signal mask.
-func startBash(command string) (int, error) {
+// startBash starts /bin/bash -lc COMMAND (without login, /bin/bash --norc
+// -c COMMAND) in a new session with the init's stdio, environment and
+// working directory, and an empty signal mask.
+func startBash(command string, login bool) (int, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	var empty, old unix.Sigset_t
 	if err := unix.PthreadSigmask(unix.SIG_SETMASK, &empty, &old); err != nil {
 		return 0, err
 	}
-	pid, err := syscall.ForkExec(bashPath, []string{bashPath, "-lc", command}, &syscall.ProcAttr{
+	argv := []string{bashPath, "-lc", command}
+	if !login {
+		argv = []string{bashPath, "--norc", "-c", command}
+	}
+	pid, err := syscall.ForkExec(bashPath, argv, &syscall.ProcAttr{
 		Env:   os.Environ(),
 		Files: []uintptr{0, 1, 2},
 		Sys:   &syscall.SysProcAttr{Setsid: true},

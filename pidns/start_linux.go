@@ -20,6 +20,7 @@ import (
 // Spec is what the init needs to start bash.
 type Spec struct {
 	Command string
+	NoLogin bool // bash --norc -c instead of bash -lc
 	Cwd     string
 	Env     []string
 	// Stdio are the fds the init, and so bash, gets as 0, 1 and 2.
@@ -126,7 +127,11 @@ func forkInit(spec Spec, statusW int) (int, error) {
 	if err := unix.PthreadSigmask(unix.SIG_SETMASK, &empty, &old); err != nil {
 		return 0, os.NewSyscallError("rt_sigprocmask", err)
 	}
-	pid, err := syscall.ForkExec("/proc/self/exe", []string{initArgv0, initKey, spec.Command}, attr)
+	key := initKey
+	if spec.NoLogin {
+		key = initKeyNoLogin
+	}
+	pid, err := syscall.ForkExec("/proc/self/exe", []string{initArgv0, key, spec.Command}, attr)
 	_ = unix.PthreadSigmask(unix.SIG_SETMASK, &old, nil)
 	return pid, err
 }
@@ -244,6 +249,17 @@ func (in *Init) BashPid() int { return in.bashPid }
 
 // LeaderExited is closed once bash has exited or the init is gone.
 func (in *Init) LeaderExited() <-chan struct{} { return in.exited }
+
+// LeaderDone reports whether bash has exited: in a namespace the init's
+// report is the only word on it (bash is the init's child, not shellsup's).
+func (in *Init) LeaderDone() bool {
+	select {
+	case <-in.exited:
+		return true
+	default:
+		return false
+	}
+}
 
 // LeaderStatus is bash's wait status; valid once LeaderExited is closed.
 // If the init died before it could report it, bash was killed with the

@@ -14,6 +14,7 @@ const (
 	TypeCancel   = "cancel"
 	TypeTotals   = "totals"
 	TypeError    = "error"
+	TypePorts    = "ports"
 )
 
 // Cancel reasons carried by a shellsup → parent cancel frame.
@@ -54,6 +55,10 @@ type Start struct {
 	Timeout     float64 `msgpack:"timeout"` // seconds
 	Budget      int     `msgpack:"budget"`
 	Containment string  `msgpack:"containment"` // the tier guarding this run, e.g. "subreaper"
+	Capture     string  `msgpack:"capture"`     // "head", "tail" or "head+tail"
+	Lifetime    float64 `msgpack:"lifetime"`    // a job's lifetime in seconds, 0 for a call with a timeout
+	Spill       string  `msgpack:"spill"`       // the run's spill directory, "" without --spill
+	Login       bool    `msgpack:"login"`       // bash -lc (true) or bash --norc -c (--no-login)
 	// Cgroup is the run's leaf cgroup v2 directory in the cgroup tier (a
 	// caller that sees shellsup die without totals writes 1 to its
 	// cgroup.kill); absent otherwise.
@@ -134,6 +139,44 @@ type Totals struct {
 	// not cancelled. An addition to the 13 keys.
 	CancelReason string  `msgpack:"cancelReason"`
 	Cleanup      Cleanup `msgpack:"cleanup"`
+	// StdoutBytes and StderrBytes are the raw bytes read from each pipe
+	// (together TotalBytes).
+	StdoutBytes int64  `msgpack:"stdoutBytes"`
+	StderrBytes int64  `msgpack:"stderrBytes"`
+	Redactions  int    `msgpack:"redactions"` // secrets replaced (--redact), 0 without it
+	Capture     string `msgpack:"capture"`    // the capture mode: "head", "tail" or "head+tail"
+	// LeftOut is the text bytes a tail or head+tail capture left out
+	// (named by its marker); 0 for a head capture.
+	LeftOut int64  `msgpack:"leftOut"`
+	Spill   *Spill `msgpack:"spill,omitempty"` // only with --spill
+}
+
+// Spill names a run's spill files and what they hold.
+type Spill struct {
+	Dir           string `msgpack:"dir"`
+	Stdout        string `msgpack:"stdout"` // path of the stdout file
+	Stderr        string `msgpack:"stderr"`
+	StdoutWritten int64  `msgpack:"stdoutWritten"` // bytes in the file
+	StderrWritten int64  `msgpack:"stderrWritten"`
+	StdoutDropped int64  `msgpack:"stdoutDropped"` // bytes past --spill-max (or after a write error)
+	StderrDropped int64  `msgpack:"stderrDropped"`
+	Cut           bool   `msgpack:"cut"` // some bytes were dropped
+}
+
+// Ports flows both ways. From the parent (with no ports) it asks which
+// ports the command's process tree is listening on; shellsup answers with
+// a Ports frame listing them (an empty list when none), at any time before
+// totals.
+type Ports struct {
+	Ports []Port `msgpack:"ports"`
+}
+
+// Port is one listening socket of the tree.
+type Port struct {
+	Proto string `msgpack:"proto"` // "tcp", "tcp6", "udp" or "udp6"
+	Addr  string `msgpack:"addr"`  // the local address, e.g. "127.0.0.1" or "::"
+	Port  int    `msgpack:"port"`
+	Pid   int    `msgpack:"pid"` // a process of the tree holding the socket
 }
 
 // Error is sent instead of start and totals when the run cannot happen.
@@ -154,6 +197,7 @@ func (*Timeout) Type() string   { return TypeTimeout }
 func (*Cancel) Type() string    { return TypeCancel }
 func (*Totals) Type() string    { return TypeTotals }
 func (*Error) Type() string     { return TypeError }
+func (*Ports) Type() string     { return TypePorts }
 func (u *Unknown) Type() string { return u.FrameType }
 
 // newFrame returns an empty frame of the given type, or nil if the type is
@@ -172,6 +216,8 @@ func newFrame(typ string) Frame {
 		return new(Totals)
 	case TypeError:
 		return new(Error)
+	case TypePorts:
+		return new(Ports)
 	}
 	return nil
 }

@@ -40,8 +40,10 @@ func goldenFrames() []struct {
 		name  string
 		frame Frame
 	}{
-		{"start", &Start{Version: Version, Pid: 4242, ChildPid: 4243, Command: "echo hi", Cwd: "/tmp", Timeout: 120, Budget: 65536, Containment: "subreaper"}},
-		{"start-fraction", &Start{Version: Version, Pid: 1, ChildPid: 2, Command: "sleep 1", Cwd: "/", Timeout: 0.05, Budget: 100, Containment: "subreaper"}},
+		{"start", &Start{Version: Version, Pid: 4242, ChildPid: 4243, Command: "echo hi", Cwd: "/tmp", Timeout: 120, Budget: 65536, Containment: "subreaper", Capture: "head", Login: true}},
+		{"start-job", &Start{Version: Version, Pid: 4242, ChildPid: 4243, Command: "python3 -m http.server 0", Cwd: "/tmp", Timeout: 3600, Budget: 65536, Containment: "subreaper",
+			Capture: "tail", Lifetime: 3600, Spill: "/tmp/spill/shellsup-4242-99", Login: true}},
+		{"start-fraction", &Start{Version: Version, Pid: 1, ChildPid: 2, Command: "sleep 1", Cwd: "/", Timeout: 0.05, Budget: 100, Containment: "subreaper", Capture: "head"}},
 		{"progress-stdout", &Progress{Stream: "stdout", Text: "hello\n"}},
 		{"progress-stderr-utf8", &Progress{Stream: "stderr", Text: "€ \ufffd ok"}},
 		{"progress-marker", &Progress{Stream: "stdout", Text: "\n... output truncated at 65536-byte capture limit ...\n"}},
@@ -52,11 +54,21 @@ func goldenFrames() []struct {
 		{"totals-exit", &Totals{
 			Result:  Result{Command: "exit 3", Cwd: "/tmp", ExitCode: ptr(3), TotalBytes: 0, DurationMs: 12},
 			Cleanup: Cleanup{Tier: "subreaper", Trigger: "exit", Reaped: 1, Rounds: 1, Stragglers: []Straggler{}, Ms: 1},
+			Capture: "head",
 		}},
 		{"totals-killed", &Totals{
 			Result: Result{Command: "kill -9 $$", Cwd: "/", Stdout: "a", Stderr: "b", ExitCode: ptr(137), Signal: ptr("SIGKILL"),
 				TotalBytes: 2, CapturedBytes: 2, ProgressBytes: 2, DurationMs: 5},
-			Cleanup: Cleanup{Tier: "subreaper", Trigger: "exit", Reaped: 1, Rounds: 1, Stragglers: []Straggler{}},
+			Cleanup:     Cleanup{Tier: "subreaper", Trigger: "exit", Reaped: 1, Rounds: 1, Stragglers: []Straggler{}},
+			StdoutBytes: 1, StderrBytes: 1, Capture: "head",
+		}},
+		{"totals-spill-tail", &Totals{
+			Result: Result{Command: "yes | head -c 9000000", Cwd: "/", Stdout: "\n... 8934400 bytes left out (65536-byte capture limit) ...\ny\n", ExitCode: ptr(0),
+				Truncated: true, TotalBytes: 9000000, CapturedBytes: 65536, ProgressBytes: 65536, DurationMs: 80},
+			Cleanup:     Cleanup{Tier: "subreaper", Trigger: "exit", Reaped: 1, Rounds: 1, Stragglers: []Straggler{}},
+			StdoutBytes: 9000000, Redactions: 2, Capture: "tail", LeftOut: 8934400,
+			Spill: &Spill{Dir: "/s/shellsup-7-8", Stdout: "/s/shellsup-7-8/stdout", Stderr: "/s/shellsup-7-8/stderr",
+				StdoutWritten: 8388608, StdoutDropped: 611392, Cut: true},
 		}},
 		{"totals-timeout-stragglers", &Totals{
 			Result:       Result{Command: "sleep 9", Cwd: "/", ExitCode: nil, TimedOut: true, Truncated: true, TotalBytes: 6291456, CapturedBytes: 65536, ProgressBytes: 65536, DurationMs: 7012},
@@ -69,6 +81,9 @@ func goldenFrames() []struct {
 			CancelReason: ReasonRequest,
 			Cleanup:      Cleanup{Tier: "subreaper", Trigger: "cancel", Signalled: 1, Reaped: 1, Rounds: 2, Stragglers: []Straggler{}},
 		}},
+		{"ports-query", &Ports{}},
+		{"ports-answer", &Ports{Ports: []Port{{Proto: "tcp", Addr: "127.0.0.1", Port: 8000, Pid: 4250}, {Proto: "udp6", Addr: "::", Port: 5353, Pid: 4251}}}},
+		{"ports-none", &Ports{Ports: []Port{}}},
 		{"error-validation", &Error{Category: CategoryValidation, Message: "timeout must be greater than 0 and at most 600 seconds (got 0)"}},
 		{"error-containment", &Error{Category: CategoryContainmentUnavailable, Message: "/proc is not a mounted procfs"}},
 	}

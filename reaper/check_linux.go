@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/shellsup/shellsup/internal/linux"
 )
 
 // checkProcfs verifies that root is a mounted procfs that can enumerate
@@ -16,7 +18,7 @@ import (
 // all of /proc.
 func checkProcfs(root string) error {
 	var st unix.Statfs_t
-	if err := statfs(root, &st); err != nil {
+	if err := linux.Statfs(root, &st); err != nil {
 		return &UnavailableError{What: "checking " + root, Err: err}
 	}
 	if st.Type != unix.PROC_SUPER_MAGIC {
@@ -35,16 +37,4 @@ func checkProcfs(root string) error {
 		return &UnavailableError{What: "reading " + root + "/" + strconv.Itoa(self) + "/stat", Err: fmt.Errorf("parent pid %d, want %d: %s does not describe this pid namespace", p.ppid, os.Getppid(), root)}
 	}
 	return nil
-}
-
-func statfs(path string, st *unix.Statfs_t) error {
-	for {
-		err := unix.Statfs(path, st)
-		if err != unix.EINTR {
-			if err != nil {
-				return os.NewSyscallError("statfs", err)
-			}
-			return nil
-		}
-	}
 }

@@ -11,6 +11,7 @@ type Containment struct{}
 type Deadlines struct {
 	Grace time.Duration
 	Kill  time.Duration
+	Hurry <-chan struct{}
 }
 
 // Waiter is unavailable on this system.

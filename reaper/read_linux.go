@@ -4,24 +4,53 @@ import (
 	"os"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/shellsup/shellsup/internal/linux"
 )
+
+// openRead opens path read-only, falling back on the fd reserve.
+func openRead(path string, flags int) (int, error) {
+	return openFd(func() (int, error) { return linux.Open(path, unix.O_RDONLY|flags, 0) })
+}
 
 // readSmall reads a small file (a /proc stat line) into buf with one read.
 func readSmall(path string, buf []byte) (int, error) {
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	for err == unix.EINTR {
-		fd, err = unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	}
+	fd, err := openRead(path, 0)
 	if err != nil {
-		return 0, os.NewSyscallError("open", err)
+		return 0, err
 	}
 	defer unix.Close(fd) // read-only: nothing to lose
-	n, err := unix.Read(fd, buf)
-	for err == unix.EINTR {
-		n, err = unix.Read(fd, buf)
-	}
+	return linux.Read(fd, buf)
+}
+
+// readFile reads a whole file (a children list, which can be long).
+func readFile(path string) ([]byte, error) {
+	fd, err := openRead(path, 0)
 	if err != nil {
-		return 0, os.NewSyscallError("read", err)
+		return nil, err
 	}
-	return n, nil
+	defer unix.Close(fd) // read-only: nothing to lose
+	var out []byte
+	buf := make([]byte, 4096)
+	for {
+		n, err := linux.Read(fd, buf)
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			return out, nil
+		}
+		out = append(out, buf[:n]...)
+	}
+}
+
+// readDirNames lists a directory opened through the fd reserve.
+func readDirNames(path string) ([]string, error) {
+	fd, err := openRead(path, unix.O_DIRECTORY)
+	if err != nil {
+		return nil, err
+	}
+	dir := os.NewFile(uintptr(fd), path)
+	defer dir.Close() // read-only
+	return dir.Readdirnames(-1)
 }

@@ -35,12 +35,7 @@ func (d *procDir) stat(pid int) (proc, error) {
 
 // pids lists the process ids in the procfs directory.
 func (d *procDir) pids() ([]int, error) {
-	dir, err := os.Open(d.root)
-	if err != nil {
-		return nil, fmt.Errorf("opening %s: %w", d.root, err)
-	}
-	defer dir.Close() // read-only
-	names, err := dir.Readdirnames(-1)
+	names, err := readDirNames(d.root)
 	if err != nil {
 		return nil, fmt.Errorf("listing %s: %w", d.root, err)
 	}
@@ -83,18 +78,13 @@ func (d *procDir) listable() error {
 // miss a child while siblings exit: callers treat the list as a hint.
 func (d *procDir) children(pid int) ([]int, error) {
 	taskDir := d.root + "/" + strconv.Itoa(pid) + "/task"
-	dir, err := os.Open(taskDir)
-	if err != nil {
-		return nil, err
-	}
-	tids, err := dir.Readdirnames(-1)
-	dir.Close() // read-only
+	tids, err := readDirNames(taskDir)
 	if err != nil {
 		return nil, fmt.Errorf("listing %s: %w", taskDir, err)
 	}
 	var out []int
 	for _, tid := range tids {
-		b, err := os.ReadFile(taskDir + "/" + tid + "/children")
+		b, err := readFile(taskDir + "/" + tid + "/children")
 		if err != nil {
 			continue // the thread exited
 		}

@@ -4,6 +4,8 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/shellsup/shellsup/internal/linux"
 )
 
 // A Waiter is the one place in shellsup that waits for children. It reaps
@@ -23,6 +25,13 @@ type Waiter struct {
 	mu      sync.Mutex
 	status  unix.WaitStatus
 	nReaped int
+	// Under reapMu: reaps counts every reap, and once a cleanup has
+	// started (reapedAt not nil) reapedAt[pid] is the count at pid's last
+	// reap. A cleanup remembers the count when it verified a child, so a
+	// child reaped since, whose pid may name another child now, is told
+	// apart from the one it verified.
+	reaps    uint64
+	reapedAt map[int]uint64
 }
 
 // StartWaiter starts the waiting goroutine for the children of this
@@ -73,13 +82,39 @@ func (w *Waiter) Pin(f func()) {
 // reaper. Call it pinned, or the answer may be stale.
 func (w *Waiter) isChild(pid int) bool {
 	var info unix.Siginfo
-	for {
-		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT|unix.WALL, nil)
-		if err != unix.EINTR {
-			return err == nil
-		}
+	return linux.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT|unix.WALL) == nil
+}
+
+// LeaderDone reports whether the leader has exited, reaped or not: it
+// also asks waitid(WNOWAIT), which sees an exit the Waiter has not reaped
+// yet. An exit that happened before a timer fired thus wins the tie even
+// when the timer's goroutine ran first.
+func (w *Waiter) LeaderDone() bool {
+	select {
+	case <-w.exited:
+		return true
+	default:
+	}
+	var info unix.Siginfo
+	err := linux.Waitid(unix.P_PID, w.leader, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT|unix.WALL)
+	// SIGCHLD in si_signo: an exited child was found (0: still running).
+	// ECHILD: no such child any more, so it was reaped.
+	return err == nil && info.Signo == int32(unix.SIGCHLD) || err == unix.ECHILD
+}
+
+// track starts recording reaps by pid; call it pinned.
+func (w *Waiter) track() {
+	if w.reapedAt == nil {
+		w.reapedAt = map[int]uint64{}
 	}
 }
+
+// seq is the reap count; call it pinned.
+func (w *Waiter) seq() uint64 { return w.reaps }
+
+// reapedSince reports whether pid was reaped after the reap count was
+// seq; call it pinned, after track.
+func (w *Waiter) reapedSince(pid int, seq uint64) bool { return w.reapedAt[pid] > seq }
 
 func (w *Waiter) loop() {
 	leaderSeen := false
@@ -110,21 +145,9 @@ func (w *Waiter) loop() {
 // reports false when there is no child at all (ECHILD).
 func waitExited() bool {
 	var info unix.Siginfo
-	for {
-		err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOWAIT|unix.WALL, nil)
-		switch err {
-		case nil:
-			return true
-		case unix.EINTR:
-			continue
-		case unix.ECHILD:
-			return false
-		default:
-			// waitid fails otherwise only on bad arguments; the reap loop
-			// that follows reports ECHILD if there is nothing to wait for.
-			return true
-		}
-	}
+	// waitid fails otherwise only on bad arguments; the reap loop that
+	// follows reports ECHILD if there is nothing to wait for.
+	return linux.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOWAIT|unix.WALL) != unix.ECHILD
 }
 
 // reapAll reaps every child that has exited, and reports whether no child
@@ -132,13 +155,8 @@ func waitExited() bool {
 func (w *Waiter) reapAll() (none, leader bool) {
 	for {
 		var ws unix.WaitStatus
-		// __WALL also reaps clone children whose exit signal is not SIGCHLD.
-		w.reapMu.Lock()
-		pid, err := unix.Wait4(-1, &ws, unix.WNOHANG|unix.WALL, nil)
-		w.reapMu.Unlock()
+		pid, err := w.reapOne(&ws)
 		switch {
-		case err == unix.EINTR:
-			continue
 		case err == unix.ECHILD:
 			return true, leader
 		case err != nil || pid <= 0:
@@ -148,6 +166,21 @@ func (w *Waiter) reapAll() (none, leader bool) {
 			leader = true
 		}
 	}
+}
+
+// reapOne reaps one exited child, if any, and notes its pid's reap count.
+func (w *Waiter) reapOne(ws *unix.WaitStatus) (int, error) {
+	w.reapMu.Lock()
+	defer w.reapMu.Unlock()
+	// __WALL also reaps clone children whose exit signal is not SIGCHLD.
+	pid, err := linux.Wait4(-1, ws, unix.WNOHANG|unix.WALL)
+	if err == nil && pid > 0 {
+		w.reaps++
+		if w.reapedAt != nil {
+			w.reapedAt[pid] = w.reaps
+		}
+	}
+	return pid, err
 }
 
 // record counts a reaped child and keeps the leader's status.

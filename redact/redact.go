@@ -23,17 +23,21 @@ const maxPEM = 64 << 10
 type Pattern struct {
 	Name string
 	Re   *regexp.Regexp
+	// hints are lowercase strings one of which every match contains
+	// (lowercased): text holding none of them is not searched. None means
+	// always search (user patterns).
+	hints []string
 }
 
 // Builtin are the token shapes --redact always looks for.
 var Builtin = []Pattern{
-	{"aws-access-key-id", regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`)},
-	{"aws-secret-access-key", regexp.MustCompile(`(?i)aws_?secret_?access_?key["']?\s*[:=]\s*["']?[A-Za-z0-9/+=]{40}\b`)},
-	{"github-token", regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b`)},
-	{"gitlab-token", regexp.MustCompile(`\bglpat-[A-Za-z0-9_\-]{20,}`)},
-	{"slack-token", regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`)},
-	{"slack-webhook", regexp.MustCompile(`https://hooks\.slack\.com/services/[A-Za-z0-9_/]+`)},
-	{"bearer-token", regexp.MustCompile(`(?i)\bbearer\s+[A-Za-z0-9\-._~+/]{16,}=*`)},
+	{"aws-access-key-id", regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`), []string{"akia", "asia", "abia", "acca"}},
+	{"aws-secret-access-key", regexp.MustCompile(`(?i)aws_?secret_?access_?key["']?[ \t]*[:=][ \t]*["']?[A-Za-z0-9/+=]{40}\b`), []string{"secret"}},
+	{"github-token", regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b`), []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}},
+	{"gitlab-token", regexp.MustCompile(`\bglpat-[A-Za-z0-9_\-]{20,}`), []string{"glpat-"}},
+	{"slack-token", regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`), []string{"xox"}},
+	{"slack-webhook", regexp.MustCompile(`https://hooks\.slack\.com/services/[A-Za-z0-9_/]+`), []string{"hooks.slack.com"}},
+	{"bearer-token", regexp.MustCompile(`(?i)\bbearer[ \t]+[A-Za-z0-9\-._~+/]{16,}=*`), []string{"bearer"}},
 }
 
 var (
@@ -83,6 +87,9 @@ func (s *Stream) Count() int { return s.count }
 
 // Write adds text and returns what may be released now, redacted.
 func (s *Stream) Write(text string) string {
+	if out, ok := s.writeLines(text); ok {
+		return out
+	}
 	var out strings.Builder
 	for text != "" {
 		i := strings.IndexAny(text, "\n\r")
@@ -107,6 +114,32 @@ func (s *Stream) Write(text string) string {
 		out.WriteString(s.releaseLong())
 	}
 	return out.String()
+}
+
+// writeLines is Write's fast path for the common case, no PEM block held
+// or beginning: every complete line of held+text is redacted in one pass
+// of each pattern (the built-in patterns never match across a line end),
+// and the line in progress is held. It reports false when the text needs
+// the line-by-line path.
+func (s *Stream) writeLines(text string) (string, bool) {
+	if s.inPEM || s.dropping {
+		return "", false
+	}
+	i := strings.LastIndexAny(text, "\n\r")
+	if i < 0 {
+		return "", false
+	}
+	block := s.held.String() + text[:i+1]
+	if strings.Contains(block, "-----BEGIN") {
+		return "", false // perhaps a PEM block: the line-by-line path knows them
+	}
+	s.held.Reset()
+	s.held.WriteString(text[i+1:])
+	out := s.patternsIn(block)
+	if s.held.Len() > MaxHold {
+		out += s.releaseLong()
+	}
+	return out, true
 }
 
 // Close releases everything held, redacted: the stream has ended.
@@ -205,8 +238,20 @@ func (s *Stream) redact(text string) string {
 }
 
 // patternsIn replaces the matches of every one-line pattern in text.
+// A pattern whose hints text does not hold is not searched: the
+// lowercased text is made once, before any replacement (a replacement,
+// "[REDACTED:name]", adds no hint of a later pattern).
 func (s *Stream) patternsIn(text string) string {
+	lower := ""
 	for _, p := range s.patterns {
+		if len(p.hints) > 0 {
+			if lower == "" {
+				lower = strings.ToLower(text)
+			}
+			if !containsAny(lower, p.hints) {
+				continue
+			}
+		}
 		text = p.Re.ReplaceAllStringFunc(text, func(string) string { return s.replacement(p.Name) })
 	}
 	return text
@@ -224,4 +269,13 @@ func lastLine(h string) string {
 		return t[i+1:]
 	}
 	return t
+}
+
+func containsAny(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
 }

@@ -105,3 +105,20 @@ func TestCustomPatterns(t *testing.T) {
 		assert.Contains(t, err.Error(), `"`+bad+`"`)
 	}
 }
+
+// BenchmarkShortLines is log-like output: many short lines, a secret now and then.
+func BenchmarkShortLines(b *testing.B) {
+	var chunk strings.Builder
+	for chunk.Len() < 64<<10 {
+		chunk.WriteString("2026-12-01 10:00:00 INFO request served in 3ms path=/api/items\n")
+		if chunk.Len()%7 == 0 {
+			chunk.WriteString("token " + awsKey + "\n")
+		}
+	}
+	text := chunk.String()
+	b.SetBytes(int64(len(text)))
+	s := New(Builtin)
+	for b.Loop() {
+		s.Write(text)
+	}
+}

@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -22,12 +23,19 @@ type Args struct {
 	Frames       bool     // --frames
 	PIDNamespace bool     // --pidns
 	Command      []string // the positional arguments; exactly one is allowed
+	Output       OutputArgs
 
 	Cgroup    string // --cgroup PATH: a delegated cgroup v2 parent for the leaf
 	NoCgroup  bool   // --no-cgroup: the subreaper floor only (plus --pidns)
 	Require   string // --require TIER: cgroup or pidns
 	MaxProcs  string // --max-procs N
 	MaxMemory string // --max-memory BYTES (64M-style suffixes)
+
+	// The command's environment and shell (README, "The command's environment").
+	NoLogin   bool   // --no-login
+	ScrubEnv  bool   // --scrub-env
+	AgentEnv  bool   // --agent-env
+	Workspace string // --workspace DIR
 }
 
 // Config is a validated run request.
@@ -46,6 +54,13 @@ type Config struct {
 	MaxMemory    int64  // bytes; 0: no limit
 	// PIDNamespace runs the command under an init of its own PID namespace.
 	PIDNamespace bool
+
+	OutputConfig
+
+	NoLogin   bool   // bash --norc -c rather than the default bash -lc
+	ScrubEnv  bool   // drop the variables environ.Secret names
+	AgentEnv  bool   // add environ.AgentDefaults
+	Workspace string // "" or the resolved workspace the working directory lies in
 }
 
 // timeoutDuration converts the validated timeout.
@@ -59,7 +74,8 @@ func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Se
 // error, a *request.ValidationError, quotes the bad value and says what is
 // allowed. The flags are parsed here; their rules live in package request.
 func (a Args) Validate() (Config, error) {
-	cfg := Config{Timeout: request.DefaultTimeout, Budget: request.DefaultBudget, Grace: request.DefaultGrace, Frames: a.Frames, PIDNamespace: a.PIDNamespace}
+	cfg := Config{Timeout: request.DefaultTimeout, Budget: request.DefaultBudget, Grace: request.DefaultGrace, Frames: a.Frames, PIDNamespace: a.PIDNamespace,
+		NoLogin: a.NoLogin, ScrubEnv: a.ScrubEnv, AgentEnv: a.AgentEnv}
 	var err error
 	if cfg.Command, err = a.command(); err != nil {
 		return cfg, err
@@ -82,8 +98,25 @@ func (a Args) Validate() (Config, error) {
 	if err := a.validateContainment(&cfg); err != nil {
 		return cfg, err
 	}
-	if cfg.Cwd, err = resolveCwd(a.Cwd); err != nil {
+	if err = a.validateOutput(&cfg); err != nil {
 		return cfg, err
+	}
+	cwd := a.Cwd
+	if a.Workspace != "" {
+		if cfg.Workspace, err = resolveWorkspace(a.Workspace); err != nil {
+			return cfg, err
+		}
+		if cwd == "" {
+			cwd = a.Workspace
+		}
+	}
+	if cfg.Cwd, err = resolveCwd(cwd); err != nil {
+		return cfg, err
+	}
+	if cfg.Workspace != "" {
+		if err = checkInside(cfg.Cwd, a.Workspace, cfg.Workspace); err != nil {
+			return cfg, err
+		}
 	}
 	return cfg, nil
 }
@@ -159,6 +192,49 @@ func resolveCwd(dir string) (string, error) {
 		return "", invalid("cwd %q must be a valid UTF-8 path", dir)
 	}
 	return abs, nil
+}
+
+// resolveWorkspace makes dir absolute and resolves every symbolic link in
+// it; it must be an existing directory.
+func resolveWorkspace(dir string) (string, error) {
+	if strings.IndexByte(dir, 0) >= 0 || !utf8.ValidString(dir) {
+		return "", invalid("workspace %q must be a valid UTF-8 path without NUL bytes", dir)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", invalid("workspace %q cannot be made absolute: %v", dir, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	switch {
+	case os.IsNotExist(err):
+		return "", invalid("workspace %q does not exist", dir)
+	case err != nil:
+		return "", invalid("workspace %q cannot be resolved: %v", dir, err)
+	}
+	if st, err := os.Stat(real); err != nil || !st.IsDir() {
+		return "", invalid("workspace %q is not a directory", dir)
+	}
+	return real, nil
+}
+
+// checkInside refuses a working directory that, with every symbolic link
+// followed, is not the workspace or below it. given is the workspace as
+// the user typed it, for the message.
+func checkInside(cwd, given, workspace string) error {
+	real, err := filepath.EvalSymlinks(cwd)
+	if err != nil {
+		return invalid("cwd %q cannot be resolved to check it lies in workspace %q: %v", cwd, given, err)
+	}
+	rel, err := filepath.Rel(workspace, real)
+	if err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+		return nil
+	}
+	where := strconv.Quote(given)
+	if abs, _ := filepath.Abs(given); abs != workspace {
+		where += fmt.Sprintf(" (%q)", workspace)
+	}
+	return invalid("cwd %q resolves to %q, outside workspace %s: the working directory must be the workspace or lie below it, symbolic links followed",
+		cwd, real, where)
 }
 
 // invalid is a validation error: it quotes the value and says what is allowed.

@@ -26,8 +26,9 @@ func isControlChannel(f *os.File) bool {
 // watchControl reads control frames from r until it fails, turning them
 // into cancel reasons: a cancel frame is "request", end of stream between
 // frames (or a read error) is "parent-gone", a malformed, oversized or
-// truncated frame is "protocol". Unknown frame types are ignored.
-func watchControl(r io.Reader, cancel func(reason string)) {
+// truncated frame is "protocol". A ports frame is a query, which ports
+// answers. Unknown frame types are ignored.
+func watchControl(r io.Reader, cancel func(reason string), ports func()) {
 	dec := protocol.NewDecoder(r)
 	for {
 		var f protocol.Frame
@@ -35,8 +36,11 @@ func watchControl(r io.Reader, cancel func(reason string)) {
 		var fe *protocol.FrameError
 		switch {
 		case err == nil:
-			if _, ok := f.(*protocol.Cancel); ok {
+			switch f.(type) {
+			case *protocol.Cancel:
 				cancel(protocol.ReasonRequest)
+			case *protocol.Ports:
+				ports()
 			}
 			continue
 		case errors.As(err, &fe) && (!errors.Is(err, protocol.ErrTruncated) || errors.Is(err, io.ErrUnexpectedEOF)):

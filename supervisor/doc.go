@@ -19,7 +19,16 @@
 // (trigger "exit", bash's status, neither timedOut nor cancelled); the
 // README ("Frames mode") states the same rule for users.
 //
+// Output: each pipe has a pump (drain_linux.go) that gives the raw bytes to
+// the run's spill file (--spill) and, in human mode, to shellsup's own
+// stdout or stderr, unbounded; and the text, decoded and perhaps redacted,
+// to the one budget both streams share and to a tail window (--capture).
+// Once nothing needs the bytes in user space, the pump splices the pipe
+// into its destination. The README ("Full output") states the rules.
+//
 // The non-goal: it is not a sandbox. The command runs with shellsup's
-// user, environment and filesystem; work handed to daemons outside the
+// user, environment (changed only as package environ documents) and
+// filesystem; --workspace checks where the command starts, not where it
+// goes; work handed to daemons outside the
 // process tree is out of reach (see package reaper).
 package supervisor

@@ -4,56 +4,149 @@ import (
 	"errors"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/shellsup/shellsup/decoder"
 	"github.com/shellsup/shellsup/internal/linux"
+	"github.com/shellsup/shellsup/redact"
+	"github.com/shellsup/shellsup/spill"
 )
 
-// readSize is the read buffer of one pipe. Only captured text is read into
-// user space (at most the budget, 512 KiB); the rest is spliced away, so a
-// small buffer costs nothing and keeps start-up free of megabyte zeroing.
+// readSize is the read buffer of one pipe. Only what must be seen is read
+// into user space (the captured text, and whatever a spill or a terminal
+// takes alongside it); the rest is spliced away, so a small buffer costs
+// nothing and keeps start-up free of megabyte zeroing.
 const readSize = 64 << 10
 
-// drain reads both pipes until EOF, feeding the capture, which hands each
-// newly captured text to emit in capture order. Once the budget is spent a
-// reader stops copying: it splices the pipe into /dev/null and only counts.
+// abandonWait is how long finish waits, after the drain deadline, for a
+// reader stuck writing to a destination that does not take bytes (a
+// stopped terminal).
+const abandonWait = time.Second
+
+// drain reads both pipes until EOF. Each pipe has a pump: its raw bytes go
+// to the stream's spill file and, in human mode, to shellsup's own stdout
+// or stderr, unbounded; its text goes to the capture, which hands each
+// newly captured text to emit in capture order. Once nothing needs the
+// bytes in user space, a pump splices the pipe into its one destination
+// (the spill file, or /dev/null) and only counts.
 type drain struct {
 	files [2]*os.File
+	pumps [2]*pump
 	wg    sync.WaitGroup
 	done  chan struct{}
+	stop  atomic.Bool
 }
 
-func startDrain(c *child, capture *decoder.Capture, emit func(decoder.Stream, string)) *drain {
-	d := &drain{files: [2]*os.File{c.stdout, c.stderr}, done: make(chan struct{})}
-	for s, f := range d.files {
+// pump is one stream's path from the pipe to its destinations. Its fields
+// are read by one goroutine, the stream's reader.
+type pump struct {
+	f       *os.File
+	s       decoder.Stream
+	capture *decoder.Capture
+	emit    func(decoder.Stream, string)
+	text    *textPath    // nil: the capture decodes itself (head capture, no redaction)
+	spill   *spill.File  // nil without --spill
+	fwd     *forwarder   // human mode: the raw bytes to shellsup's own stream
+	stop    *atomic.Bool // set when the drain gives up on the pipes
+	held    atomic.Bool  // the pipe had no EOF when the drain gave up on it
+}
+
+// textPath decodes a stream's bytes itself, so that the text can be
+// redacted before the budget sees it, and kept in a Window.
+type textPath struct {
+	dec     decoder.Decoder
+	buf     []byte
+	red     *redact.Stream // nil without --redact
+	window  *sharedWindow  // nil for a head capture
+	fwdText *forwarder     // human mode with --redact: the redacted text, not the raw bytes
+}
+
+// sharedWindow is the one Window both readers add to, in arrival order.
+type sharedWindow struct {
+	mu sync.Mutex
+	w  *decoder.Window
+}
+
+func (w *sharedWindow) add(s decoder.Stream, text string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.w.Add(s, text)
+}
+
+func (w *sharedWindow) result() decoder.Kept {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.w.Result()
+}
+
+// forwarder writes a stream to one of shellsup's own streams (human
+// mode). After a failed write (EPIPE: the reader is gone) it drops
+// everything and calls onFail once.
+type forwarder struct {
+	f      *os.File
+	failed atomic.Bool
+	onFail func()
+}
+
+func (w *forwarder) write(p []byte) {
+	if len(p) == 0 || w.failed.Load() {
+		return
+	}
+	if _, err := w.f.Write(p); err != nil && !w.failed.Swap(true) {
+		w.onFail()
+	}
+}
+
+func (w *forwarder) live() bool { return w != nil && !w.failed.Load() }
+
+func startDrain(c *child, pumps [2]*pump) *drain {
+	d := &drain{files: [2]*os.File{c.stdout, c.stderr}, pumps: pumps, done: make(chan struct{})}
+	for s, p := range pumps {
+		p.f, p.s, p.stop = d.files[s], decoder.Stream(s), &d.stop
 		d.wg.Add(1)
 		go func() {
 			defer d.wg.Done()
-			readPipe(f, decoder.Stream(s), capture, emit)
+			p.run()
 		}()
 	}
 	go func() { d.wg.Wait(); close(d.done) }()
 	return d
 }
 
-// finish waits up to grace for both pipes to reach EOF, then abandons them
-// (something outside the tree still holds a write end), and reports whether
-// it had to.
-func (d *drain) finish(grace time.Duration) (timedOut bool) {
+// finish waits up to grace for both pipes to reach EOF, then gives up on
+// them (something outside the tree still holds a write end), and reports
+// whether it had to. Giving up, each reader still takes what the pipe held
+// at that moment (the tree's last output), and nothing written after it.
+// A reader forwarding to a slow terminal or pipe (patient: human mode) is
+// waited for, as cat would be, until hurry closes; otherwise for at most
+// abandonWait more.
+func (d *drain) finish(grace time.Duration, patient bool, hurry <-chan struct{}) (timedOut bool) {
 	t := time.NewTimer(grace)
 	defer t.Stop()
 	select {
 	case <-d.done:
 	case <-t.C:
 		timedOut = true
+		d.stop.Store(true)
 		for _, f := range d.files {
 			// Wakes a blocked read with os.ErrDeadlineExceeded.
 			_ = f.SetReadDeadline(time.Now())
 		}
-		<-d.done
+		var giveUp <-chan time.Time
+		if !patient {
+			giveUp = time.After(abandonWait)
+		}
+		select {
+		case <-d.done:
+			timedOut = d.pumps[0].held.Load() || d.pumps[1].held.Load()
+		case <-giveUp: // a reader stuck on a destination that takes nothing
+			return timedOut
+		case <-hurry:
+			return timedOut
+		}
 	}
 	for _, f := range d.files {
 		f.Close() // read ends only: nothing to flush
@@ -61,42 +154,183 @@ func (d *drain) finish(grace time.Duration) (timedOut bool) {
 	return timedOut
 }
 
-func readPipe(f *os.File, s decoder.Stream, capture *decoder.Capture, emit func(decoder.Stream, string)) {
+// run reads the pipe while something needs its bytes in user space, then
+// sinks the rest.
+func (p *pump) run() {
 	buf := make([]byte, readSize)
-	for !capture.Spent() {
-		n, err := f.Read(buf)
+	for p.reads() {
+		n, err := p.f.Read(buf)
 		if n > 0 {
-			capture.WriteFunc(s, buf[:n], emit)
+			p.take(buf[:n])
 		}
 		if err != nil {
-			capture.CloseFunc(s, emit)
+			p.backlog(err, p.take)
+			p.closeText()
 			return
 		}
 	}
-	discard(f, s, capture)
+	p.sink()
 }
 
-// discard drains f into /dev/null without copying to user space, counting
-// the bytes.
-func discard(f *os.File, s decoder.Stream, capture *decoder.Capture) {
-	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
-	if err != nil {
-		readAndCount(f, s, capture)
+// backlog takes, after the drain gave up on the pipes (err is the read
+// deadline), exactly the bytes the pipe held then: the tree's last output,
+// not what a process outside it writes later. The reads bypass the
+// poller, whose deadline has passed. It then records whether the pipe is
+// still held open (no EOF): the drain's verdict.
+func (p *pump) backlog(err error, take func([]byte)) {
+	if !errors.Is(err, os.ErrDeadlineExceeded) || !p.stop.Load() {
+		return // EOF: nothing is left
+	}
+	p.held.Store(true) // unless EOF is seen below
+	rc, cerr := p.f.SyscallConn()
+	if cerr != nil {
 		return
 	}
-	defer null.Close() // nothing written that could be lost
-	rc, err := f.SyscallConn()
-	if err != nil {
-		readAndCount(f, s, capture)
+	_ = rc.Control(func(fd uintptr) {
+		n, err := unix.IoctlGetInt(int(fd), unix.TIOCINQ)
+		if err != nil {
+			return
+		}
+		buf := make([]byte, max(min(n, readSize), 1))
+		for n > 0 {
+			k, err := unix.Read(int(fd), buf[:min(n, len(buf))])
+			if k > 0 {
+				take(buf[:k])
+				n -= k
+			}
+			if errors.Is(err, unix.EINTR) {
+				continue
+			}
+			if err != nil || k <= 0 {
+				break
+			}
+		}
+		// EOF now means every writer is gone: the pipe was only slow to
+		// drain (a slow reader of shellsup's own output), not held.
+		k, _ := unix.Read(int(fd), buf[:1])
+		if k == 0 {
+			p.held.Store(false)
+		} else if k > 0 {
+			p.moved(int64(k)) // written after the deadline: counted, not kept
+		}
+	})
+}
+
+// reads reports whether the text still matters: until the capture is
+// spent, or to the end for a window or for redacted text forwarded.
+func (p *pump) reads() bool {
+	if p.text != nil && (p.text.window != nil || p.text.fwdText != nil) {
+		return true
+	}
+	return !p.capture.Spent()
+}
+
+// take passes one read's bytes to every destination.
+func (p *pump) take(b []byte) {
+	if p.spill != nil {
+		p.spill.Write(b)
+	}
+	if p.fwd != nil {
+		p.fwd.write(b)
+	}
+	t := p.text
+	if t == nil {
+		p.capture.WriteFunc(p.s, b, p.emit)
 		return
+	}
+	t.buf = t.dec.Decode(t.buf[:0], b)
+	p.passText(len(b), t.buf)
+}
+
+// closeText flushes the stream's text at EOF.
+func (p *pump) closeText() {
+	t := p.text
+	if t == nil {
+		p.capture.CloseFunc(p.s, p.emit)
+		return
+	}
+	t.buf = t.dec.Flush(t.buf[:0])
+	p.passText(0, t.buf)
+	if t.red != nil {
+		p.passText(0, []byte(t.red.Close()))
+	}
+}
+
+// passText hands decoded text (redacted first, if asked) to the capture,
+// the window and a text forwarder.
+func (p *pump) passText(raw int, text []byte) {
+	t := p.text
+	if t.red != nil && len(text) > 0 {
+		text = []byte(t.red.Write(string(text)))
+	}
+	p.capture.WriteTextFunc(p.s, raw, text, p.emit)
+	if len(text) == 0 {
+		return
+	}
+	if t.window != nil {
+		t.window.add(p.s, string(text))
+	}
+	if t.fwdText != nil {
+		t.fwdText.write(text)
+	}
+}
+
+// sink moves the rest of the pipe to its destinations without decoding:
+// spliced into the spill file while it has room, or into /dev/null, or
+// copied when a terminal or second destination takes the bytes too.
+func (p *pump) sink() {
+	for {
+		room := p.spill != nil && p.spill.Room() > 0
+		switch {
+		case p.fwd.live():
+			if !room && spliceable(p.fwd.f) {
+				p.spliceInto(int(p.fwd.f.Fd()), nil, nil, p.waitWritable)
+				return
+			}
+			p.copyRest()
+			return
+		case room:
+			if !p.spliceInto(p.spill.Fd(), p.spill.Room, p.spill.Spliced, nil) {
+				return // EOF, the drain deadline, or copied instead
+			}
+			// The spill is full: the rest goes to /dev/null.
+		default:
+			p.discard()
+			return
+		}
+	}
+}
+
+// moved counts n raw bytes drained past the capture.
+func (p *pump) moved(n int64) { p.capture.Discard(p.s, int(n)) }
+
+// spliceInto splices the pipe into out until EOF, the drain deadline or
+// room() reaching 0; it reports whether it stopped for room. Where splice
+// fails it copies the rest instead. For an out that can be full (a pipe or
+// socket), waitOut tells an EAGAIN of a full out from one of an empty pipe:
+// it waits until out is writable and reports true, or reports false.
+func (p *pump) spliceInto(out int, room func() int64, spliced func(int64), waitOut func(out int) bool) (full bool) {
+	rc, err := p.f.SyscallConn()
+	if err != nil {
+		p.copyRest()
+		return false
 	}
 	var spliceErr error
-	nullFd := int(null.Fd())
 	err = rc.Read(func(fd uintptr) bool {
 		for i := 0; ; i++ {
-			n, err := linux.Splice(int(fd), nullFd, pipeSize, unix.SPLICE_F_NONBLOCK|unix.SPLICE_F_MOVE)
+			want := int64(pipeSize)
+			if room != nil {
+				if want = min(want, room()); want <= 0 {
+					full = true
+					return true
+				}
+			}
+			n, err := linux.Splice(int(fd), out, int(want), unix.SPLICE_F_NONBLOCK|unix.SPLICE_F_MOVE)
 			if n > 0 {
-				capture.Discard(s, int(n))
+				p.moved(n)
+				if spliced != nil {
+					spliced(n)
+				}
 				if i%64 == 63 {
 					// Back to the poller now and then, which honours the
 					// drain deadline, even when a writer keeps the pipe full.
@@ -105,6 +339,8 @@ func discard(f *os.File, s decoder.Stream, capture *decoder.Capture) {
 				continue
 			}
 			switch {
+			case errors.Is(err, unix.EAGAIN) && waitOut != nil && waitOut(out):
+				continue // out was full and has room now
 			case errors.Is(err, unix.EAGAIN):
 				return false // wait until readable
 			case err != nil:
@@ -114,18 +350,84 @@ func discard(f *os.File, s decoder.Stream, capture *decoder.Capture) {
 		}
 	})
 	if spliceErr != nil && err == nil {
-		readAndCount(f, s, capture)
+		p.copyRest()
+		return false
+	}
+	p.backlog(err, p.takeRest)
+	return full
+}
+
+// discard drains the pipe into /dev/null without copying to user space,
+// counting the bytes (and, past a full spill, counting them dropped).
+func (p *pump) discard() {
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		p.copyRest()
+		return
+	}
+	defer null.Close() // nothing written that could be lost
+	var dropped func(int64)
+	if p.spill != nil {
+		dropped = p.spill.Dropped
+	}
+	p.spliceInto(int(null.Fd()), nil, dropped, nil)
+}
+
+// spliceable reports whether f is a pipe, socket or regular file: where
+// splice can write (a terminal cannot be spliced into; it is copied to).
+func spliceable(f *os.File) bool {
+	var st unix.Stat_t
+	if err := linux.Fstat(int(f.Fd()), &st); err != nil {
+		return false
+	}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFIFO, unix.S_IFSOCK, unix.S_IFREG:
+		return true
+	}
+	return false
+}
+
+// waitWritable is spliceInto's waitOut for forwarding: if out is full, it
+// waits (in slices of 100 ms, checking the drain's stop) until out can take
+// bytes or fails, and reports true; if out has room, the EAGAIN was the
+// empty pipe's, and it reports false.
+func (p *pump) waitWritable(out int) bool {
+	fds := []unix.PollFd{{Fd: int32(out), Events: unix.POLLOUT}}
+	if n, err := unix.Poll(fds, 0); err == nil && n > 0 {
+		return false // out has room (or failed): the pipe was empty
+	}
+	for !p.stop.Load() {
+		n, err := unix.Poll(fds, 100)
+		if (err != nil && !errors.Is(err, unix.EINTR)) || n > 0 {
+			return true // writable, or failed: splice says which
+		}
+	}
+	return false
+}
+
+// copyRest reads the rest of the pipe and gives each read to the spill
+// and the forwarder: the path where splice cannot serve.
+func (p *pump) copyRest() {
+	buf := make([]byte, readSize)
+	for {
+		n, err := p.f.Read(buf)
+		if n > 0 {
+			p.takeRest(buf[:n])
+		}
+		if err != nil {
+			p.backlog(err, p.takeRest) // EOF, or the drain deadline
+			return
+		}
 	}
 }
 
-// readAndCount is discard's fallback where splice is unavailable.
-func readAndCount(f *os.File, s decoder.Stream, capture *decoder.Capture) {
-	buf := make([]byte, readSize)
-	for {
-		n, err := f.Read(buf)
-		capture.Discard(s, n)
-		if err != nil {
-			return // EOF, or the drain deadline
-		}
+// takeRest passes bytes past the capture to the spill and the forwarder.
+func (p *pump) takeRest(b []byte) {
+	p.moved(int64(len(b)))
+	if p.spill != nil {
+		p.spill.Write(b)
+	}
+	if p.fwd != nil {
+		p.fwd.write(b)
 	}
 }

@@ -34,9 +34,42 @@ func closeInheritedFds() error {
 
 // signalSet holds the channels of every signal shellsup handles.
 type signalSet struct {
-	cancel chan os.Signal // SIGTERM, SIGINT, SIGHUP
-	ignore chan os.Signal // SIGPIPE and job-control signals
+	cancel chan os.Signal // every catchable signal whose default action ends the process
+	ignore chan os.Signal // SIGPIPE
 }
+
+// cancelSignals are the signals whose default action terminates the
+// process or dumps core and that the Go runtime lets a program catch: each
+// one cancels the run, so no signal a command can send ends shellsup
+// before its cleanup, and none makes the runtime dump its goroutines
+// (SIGQUIT, SIGTRAP, SIGSYS, SIGSTKFLT, SIGILL and SIGABRT would). A
+// SIGSEGV, SIGBUS or SIGFPE raised by a real fault still panics: only one
+// sent by a process is delivered here. SIGPROF stays the runtime's (its
+// profiler consumes it; it never ends shellsup). Real-time signals 32 to
+// 34 are reserved by the runtime and cannot be caught; ignoreReservedSignals
+// takes care of them. The signals whose default action is to do nothing
+// (SIGCHLD, SIGCONT, SIGURG, SIGWINCH) or to stop (SIGTSTP, SIGTTIN,
+// SIGTTOU) are left alone.
+func cancelSignals() []os.Signal {
+	sigs := []os.Signal{
+		unix.SIGHUP, unix.SIGINT, unix.SIGQUIT, unix.SIGILL, unix.SIGTRAP, unix.SIGABRT,
+		unix.SIGBUS, unix.SIGFPE, unix.SIGUSR1, unix.SIGSEGV, unix.SIGUSR2, unix.SIGALRM,
+		unix.SIGTERM, unix.SIGSTKFLT, unix.SIGXCPU, unix.SIGXFSZ, unix.SIGVTALRM, unix.SIGIO,
+		unix.SIGPWR, unix.SIGSYS,
+	}
+	for sig := firstCatchableRT; sig <= lastRT; sig++ {
+		sigs = append(sigs, syscall.Signal(sig))
+	}
+	return sigs
+}
+
+// The real-time signals: 32 to 34 belong to the runtime (and to the C
+// libraries it stands in for), 35 to 64 can be caught.
+const (
+	firstReservedRT  = 32
+	firstCatchableRT = 35
+	lastRT           = 64
+)
 
 // notifySignals registers for signals before the first fork. (SIGCHLD is
 // not among them: the reaper blocks in waitid instead.) Notify (never
@@ -47,16 +80,31 @@ type signalSet struct {
 // shellsup before cleanup. Any other inherited SIG_IGN (the job-control
 // signals, which Go leaves alone) is reset to SIG_DFL by
 // resetIgnoredSignals, so shellsup, like any program, can be stopped with
-// Ctrl-Z.
+// Ctrl-Z. The cancel channel is small and the reader only queues a reason
+// without blocking, so a flood of signals costs shellsup nothing: the
+// runtime coalesces pending signals and the first cause wins.
 func notifySignals() *signalSet {
 	s := &signalSet{
 		cancel: make(chan os.Signal, 4),
 		ignore: make(chan os.Signal, 1),
 	}
-	signal.Notify(s.cancel, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	signal.Notify(s.cancel, cancelSignals()...)
 	// Received and dropped (the channel is never read): a closed stdout is
 	// learnt from EPIPE.
 	signal.Notify(s.ignore, syscall.SIGPIPE)
 	resetIgnoredSignals()
 	return s
+}
+
+// forbidDumps makes shellsup non-dumpable before the command exists: its
+// /proc entries then belong to root, so a command of the same unprivileged
+// user can neither open /proc/<shellsup>/fd/* (to forge frames on the
+// frames channel or to hold its control pipe open) nor read its memory nor
+// ptrace it. execve makes bash dumpable again, so the command's own
+// processes stay ordinary. A root command is not stopped by this.
+func forbidDumps() error {
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return os.NewSyscallError("prctl(PR_SET_DUMPABLE)", err)
+	}
+	return nil
 }

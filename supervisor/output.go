@@ -16,8 +16,10 @@ import (
 // up into one write per stream, so captured text waits only for the writes
 // before it.
 //
-// In frames mode everything is a frame on stdout. In human mode progress
-// text goes raw to stdout/stderr and notices to stderr.
+// In frames mode everything is a frame on stdout. In human mode the drain
+// forwards the command's raw bytes to stdout/stderr itself (see
+// drain_linux.go), so no progress is queued, and the notices and the
+// summary go to stderr from here.
 type output struct {
 	frames         bool
 	stdout, stderr io.Writer

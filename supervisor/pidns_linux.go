@@ -22,15 +22,33 @@ const nsStatusWait = time.Second
 type leader interface {
 	LeaderExited() <-chan struct{}
 	LeaderStatus() unix.WaitStatus
+	// LeaderDone: bash has exited, whether or not it was reaped yet (an
+	// exit that happened before the timer fired wins the tie).
+	LeaderDone() bool
 }
 
 // spawnFor starts the command the way cfg asks: as shellsup's child, or
 // under the init of a new PID namespace, whose tier it then adds to cont.
+//
+// shellsup is made non-dumpable (forbidDumps) before the command can exist;
+// with --pidns only once the init is started, because an unprivileged
+// init's uid and gid maps are written through its /proc entry, which a
+// non-dumpable parent's fork would give to root. Nothing inside the
+// namespace can see shellsup in that moment.
 func spawnFor(cfg Config, cont *reaper.Containment, leaf *cgroup.Leaf) (*child, error) {
 	if !cfg.PIDNamespace {
+		if err := forbidDumps(); err != nil {
+			return nil, err
+		}
 		return spawn(cfg, leaf)
 	}
-	return spawnInNamespace(cfg, cont, leaf)
+	c, err := spawnInNamespace(cfg, cont, leaf)
+	if err == nil {
+		// prctl cannot fail with these arguments; and the command, inside
+		// the namespace, cannot reach shellsup's /proc entry anyway.
+		_ = forbidDumps()
+	}
+	return c, err
 }
 
 // spawnInNamespace is spawn with the PID-namespace init between shellsup
@@ -51,9 +69,9 @@ func spawnInNamespace(cfg Config, cont *reaper.Containment, leaf *cgroup.Leaf) (
 		unix.Close(outW)
 		return nil, err
 	}
-	env := childEnv(os.Environ(), cfg.Cwd)
+	env := childEnv(os.Environ(), cfg)
 	spec := pidns.Spec{
-		Command: cfg.Command, Cwd: cfg.Cwd, Env: env,
+		Command: cfg.Command, NoLogin: cfg.NoLogin, Cwd: cfg.Cwd, Env: env,
 		Stdio: [3]uintptr{devnull.Fd(), uintptr(outW), uintptr(errW)},
 	}
 	if leaf != nil && leaf.CgroupFD() >= 0 {
@@ -71,10 +89,11 @@ func spawnInNamespace(cfg Config, cont *reaper.Containment, leaf *cgroup.Leaf) (
 		errR.Close()
 		var ee *pidns.ExecError
 		if errors.As(err, &ee) {
-			return nil, describeExecError(ee.Errno, []string{bashPath, "-lc", cfg.Command}, env, cfg.Cwd)
+			return nil, describeExecError(ee.Errno, shellArgv(cfg), env, cfg.Cwd)
 		}
 		return nil, err
 	}
+	ignoreReservedSignals() // the init has its own dispositions now
 	cont.AddTier(in)
 	return &child{pid: in.Pid(), shownPid: in.BashPid(), stdout: outR, stderr: errR, ns: in}, nil
 }

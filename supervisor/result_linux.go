@@ -30,20 +30,25 @@ func statusOf(ws unix.WaitStatus) (*int, *string) {
 
 // exitCode is shellsup's own exit status: 125 when containment failed
 // (something survived, or bash's status was never learned), else 124 for a
-// timeout, 130 for a cancel, else bash's status.
+// timeout, 128+N for a cancel by signal N (130 for any other cancel), else
+// bash's status.
 func exitCode(t *protocol.Totals, end ending, rep reaper.Report) int {
 	switch {
 	case !rep.Clean() || t.ExitCode == nil:
 		return ExitFailed
 	case end.trigger == byTimeout:
 		return ExitTimedOut
+	case end.trigger == byCancel && end.sig != 0:
+		return 128 + int(end.sig)
 	case end.trigger == byCancel:
 		return ExitCancelled
 	}
 	return *t.ExitCode
 }
 
-// summary is human mode's last line on stderr.
+// summary is human mode's last line on stderr, e.g.
+//
+//	shellsup: exit 0 in 1.0s; 3 processes cleaned up (1 killed) in 1004ms; captured 96 of 96 bytes
 func summary(t *protocol.Totals, code int) string {
 	var b strings.Builder
 	b.WriteString("shellsup: ")
@@ -60,8 +65,11 @@ func summary(t *protocol.Totals, code int) string {
 		b.WriteString("status unknown")
 	}
 	c := t.Cleanup
-	fmt.Fprintf(&b, " in %.3fs; cleanup: %d descendants signalled (%d killed), %d reaped in %dms",
-		float64(t.DurationMs)/1000, c.Signalled, c.Killed, c.Reaped, c.Ms)
+	fmt.Fprintf(&b, " in %.1fs; %d %s cleaned up", float64(t.DurationMs)/1000, c.Reaped, plural(c.Reaped, "process", "processes"))
+	if c.Killed > 0 {
+		fmt.Fprintf(&b, " (%d killed)", c.Killed)
+	}
+	fmt.Fprintf(&b, " in %dms", c.Ms)
 	if len(c.Stragglers) > 0 {
 		fmt.Fprintf(&b, ", %d STRAGGLERS:", len(c.Stragglers)+c.StragglersOmitted)
 		for _, s := range c.Stragglers {
@@ -78,9 +86,27 @@ func summary(t *protocol.Totals, code int) string {
 	if t.Truncated {
 		b.WriteString(" (truncated)")
 	}
+	if t.Redactions > 0 {
+		fmt.Fprintf(&b, "; %d %s redacted", t.Redactions, plural(t.Redactions, "secret", "secrets"))
+	}
+	if t.Spill != nil {
+		fmt.Fprintf(&b, "; spilled to %s", t.Spill.Dir)
+		if t.Spill.Cut {
+			b.WriteString(" (cut at the limit)")
+		}
+	}
 	if c.DrainTimedOut {
 		b.WriteString("; an output pipe was still held open after the cleanup")
 	}
-	fmt.Fprintf(&b, "; exit code %d", code)
+	if code == ExitFailed {
+		b.WriteString("; shellsup exits 125")
+	}
 	return b.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -4,12 +4,17 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/shellsup/shellsup/cgroup"
 	"github.com/shellsup/shellsup/decoder"
+	"github.com/shellsup/shellsup/ports"
 	"github.com/shellsup/shellsup/protocol"
 	"github.com/shellsup/shellsup/reaper"
+	"github.com/shellsup/shellsup/spill"
 )
 
 // Bounds of the ending, beyond the grace the caller chooses.
@@ -46,7 +51,14 @@ func (t trigger) word() string {
 // ending is what stopped the run; the first cause wins.
 type ending struct {
 	trigger trigger
-	reason  string // the cancel reason, when trigger is byCancel
+	reason  string         // the cancel reason, when trigger is byCancel
+	sig     syscall.Signal // the signal that cancelled the run, 0 for other causes
+}
+
+// cause is one reason to cancel, with the signal behind it, if any.
+type cause struct {
+	reason string
+	sig    syscall.Signal
 }
 
 // session is one run in progress.
@@ -55,7 +67,8 @@ type session struct {
 	leader  leader // the end of bash: the Waiter's, or the PID-namespace init's report
 	out     *output
 	capture *decoder.Capture
-	cancels chan string
+	streams *streams
+	cancels chan cause
 	started time.Time // bash spawned
 	cleaned time.Time // cleanup over
 	limits  cgroup.Stats
@@ -63,6 +76,17 @@ type session struct {
 	// SIGKILL pass, which then finds them gone.
 	cgroupKilled int
 	leafDir      string // the v2 leaf, reported in start
+
+	// ended is set once the ending is decided: a SIGINT or SIGTERM after
+	// it skips the rest of the grace, closing hurry.
+	ended     atomic.Bool
+	hurry     chan struct{}
+	hurryOnce sync.Once
+
+	// mu orders the answers to ports queries before totals: once final is
+	// set, no other frame may follow.
+	mu    sync.Mutex
+	final bool
 }
 
 // run is the plan of a run, one step per line. Before spawn any failure is
@@ -86,45 +110,62 @@ func run(cfg Config, stdio Stdio, out *output) int {
 		closeLeaf(leaf)
 		return fail(out, protocol.CategoryInternal, fmt.Errorf("marking inherited fds close-on-exec: %w", err), ExitFailed)
 	}
+	set, err := openSpill(cfg)
+	if err != nil {
+		return fail(out, protocol.CategoryInternal, err, ExitFailed)
+	}
 	sigs := notifySignals()
-	s := newSession(cfg, out)
+	s := newSession(cfg, out, set, stdio)
 	s.leafDir = leafDir(leaf)
 	c, err := spawnFor(cfg, cont, leaf)
 	if err != nil {
 		closeLeaf(leaf)
+		s.streams.removeSpill() // nothing ran: nothing to keep
 		return s.spawnFailed(err)
 	}
 	w := reaper.StartWaiter(c.pid)
 	s.leader = c.leader(w)
 	s.announce(c, cont)
-	d := startDrain(c, s.capture, out.progress)
+	d := startDrain(c, s.streams.pumps)
 	s.watchCancels(stdio.Stdin, sigs)
 	defer watchParent(ppid, stdio, s.cancel)()
 	end := s.awaitEnding(s.leader)
+	s.ended.Store(true)
 	s.notice(end)
-	rep := cont.Cleanup(w, reaper.Deadlines{Grace: cfg.graceDuration(), Kill: killBudget})
+	rep := cont.Cleanup(w, reaper.Deadlines{Grace: cfg.graceDuration(), Kill: killBudget, Hurry: s.hurry})
 	s.cleaned = time.Now()
 	s.limits, s.cgroupKilled = leafStats(leaf) // final: Cleanup closed the leaf
-	drainTimedOut := d.finish(drainGrace)
+	drainTimedOut := d.finish(drainGrace, !cfg.Frames, s.hurry)
 	return s.finish(w, end, rep, drainTimedOut)
 }
 
-func newSession(cfg Config, out *output) *session {
+func newSession(cfg Config, out *output, set *spill.Set, stdio Stdio) *session {
 	capture, err := decoder.NewCapture(cfg.Budget)
 	if err != nil {
 		panic(fmt.Sprintf("budget %d passed validation: %v", cfg.Budget, err)) // Validate checked it
 	}
-	s := &session{cfg: cfg, out: out, capture: capture, cancels: make(chan string, 8), started: time.Now()}
-	out.onFail = func() { s.cancel(protocol.ReasonParentGone) }
+	s := &session{cfg: cfg, out: out, capture: capture, cancels: make(chan cause, 8), hurry: make(chan struct{}), started: time.Now()}
+	gone := func() { s.cancel(protocol.ReasonParentGone) }
+	out.onFail = gone
+	emit := out.progress
+	if !cfg.Frames {
+		emit = func(decoder.Stream, string) {} // the terminal gets the raw bytes instead
+	}
+	s.streams = newStreams(cfg, set, capture, emit, stdio, gone)
 	return s
 }
 
-func (s *session) cancel(reason string) {
+func (s *session) cancel(reason string) { s.cancelBy(cause{reason: reason}) }
+
+func (s *session) cancelBy(c cause) {
 	select {
-	case s.cancels <- reason:
+	case s.cancels <- c:
 	default: // enough causes queued; only the first counts
 	}
 }
+
+// hurryUp ends the cleanup's grace at once.
+func (s *session) hurryUp() { s.hurryOnce.Do(func() { close(s.hurry) }) }
 
 func (s *session) spawnFailed(err error) int {
 	var ee *execError
@@ -139,30 +180,45 @@ func (s *session) spawnFailed(err error) int {
 
 // announce sends the start frame.
 func (s *session) announce(c *child, cont *reaper.Containment) {
+	spillDir := ""
+	if s.streams.spill != nil {
+		spillDir = s.streams.spill.Dir
+	}
 	s.out.frame(&protocol.Start{
 		Version: protocol.Version, Pid: os.Getpid(), ChildPid: c.bashPid(),
 		Command: s.cfg.Command, Cwd: s.cfg.Cwd, Timeout: s.cfg.Timeout, Budget: s.cfg.Budget,
 		Containment: cont.Name(), Cgroup: s.leafDir,
+		Capture: s.cfg.Capture.String(), Lifetime: s.cfg.Lifetime, Spill: spillDir, Login: !s.cfg.NoLogin,
 	})
 }
 
 // watchCancels turns signals, the control channel and output failures into
-// cancel reasons. SIGTERM, SIGINT and SIGHUP mean "signal", or "parent-gone"
-// when shellsup has been reparented (its parent died and a parent-death
-// signal brought the news).
+// cancel reasons. A terminating signal (see cancelSignals) means "signal",
+// or "parent-gone" when shellsup has been reparented (its parent died and a
+// parent-death signal brought the news). A SIGINT or SIGTERM once the
+// ending is decided (the second Ctrl-C) skips the rest of the cleanup's grace.
 func (s *session) watchCancels(stdin *os.File, sigs *signalSet) {
 	ppid := os.Getppid()
 	go func() {
-		for range sigs.cancel {
+		first := true
+		for sig := range sigs.cancel {
+			n, _ := sig.(syscall.Signal)
+			if !first || s.ended.Load() {
+				if n == syscall.SIGINT || n == syscall.SIGTERM {
+					s.hurryUp()
+				}
+				continue
+			}
+			first = false
 			if os.Getppid() != ppid {
 				s.cancel(protocol.ReasonParentGone)
 			} else {
-				s.cancel(protocol.ReasonSignal)
+				s.cancelBy(cause{reason: protocol.ReasonSignal, sig: n})
 			}
 		}
 	}()
 	if s.cfg.Frames && stdin != nil && isControlChannel(stdin) {
-		go watchControl(stdin, s.cancel)
+		go watchControl(stdin, s.cancel, s.answerPorts)
 	}
 }
 
@@ -174,15 +230,15 @@ func (s *session) awaitEnding(w leader) ending {
 	case <-w.LeaderExited():
 		return ending{trigger: byExit}
 	case <-timer.C:
-		if exited(w) { // bash finished in the same instant: it made it
+		if w.LeaderDone() { // bash exited first, reaped or not: it made it
 			return ending{trigger: byExit}
 		}
 		return ending{trigger: byTimeout}
-	case reason := <-s.cancels:
-		if exited(w) {
+	case c := <-s.cancels:
+		if w.LeaderDone() {
 			return ending{trigger: byExit}
 		}
-		return ending{trigger: byCancel, reason: reason}
+		return ending{trigger: byCancel, reason: c.reason, sig: c.sig}
 	}
 }
 
@@ -200,7 +256,11 @@ func (s *session) notice(end ending) {
 	switch end.trigger {
 	case byTimeout:
 		s.out.frame(&protocol.Timeout{Timeout: s.cfg.Timeout})
-		s.out.line(fmt.Sprintf("shellsup: timed out after %gs; cleaning up", s.cfg.Timeout))
+		if s.cfg.Lifetime > 0 {
+			s.out.line(fmt.Sprintf("shellsup: the job's lifetime (%gs) is over; cleaning up", s.cfg.Lifetime))
+		} else {
+			s.out.line(fmt.Sprintf("shellsup: timed out after %gs; cleaning up", s.cfg.Timeout))
+		}
 	case byCancel:
 		s.out.frame(&protocol.Cancel{Reason: end.reason})
 		s.out.line(fmt.Sprintf("shellsup: cancelled (%s); cleaning up", end.reason))
@@ -226,8 +286,13 @@ func (s *session) finish(w *reaper.Waiter, end ending, rep reaper.Report, drainT
 	flushed() // every progress frame written, so progressBytes is final
 	totals := s.totals(w, end, rep, drainTimedOut)
 	code := exitCode(totals, end, rep)
+	s.mu.Lock()
+	s.final = true // no ports answer after totals
 	s.out.frame(totals)
-	s.out.line(summary(totals, code))
+	s.mu.Unlock()
+	if !s.cfg.Quiet {
+		s.out.line(summary(totals, code))
+	}
 	flushed()
 	return code
 }
@@ -253,9 +318,13 @@ func (s *session) totals(w *reaper.Waiter, end ending, rep reaper.Report, drainT
 	for _, st := range rep.Stragglers[:min(len(rep.Stragglers), maxStragglers)] {
 		stragglers = append(stragglers, protocol.Straggler{Pid: st.Pid, Comm: st.Comm, State: st.State, Reason: st.Reason})
 	}
+	kept := s.keptText(&res)
 	return &protocol.Totals{
 		Result:       res,
 		CancelReason: end.reason,
+		StdoutBytes:  t.StdoutBytes, StderrBytes: t.StderrBytes,
+		Redactions: s.streams.redactions(), Capture: s.cfg.Capture.String(), LeftOut: kept,
+		Spill: s.streams.closeSpill(),
 		Cleanup: protocol.Cleanup{
 			Tier: rep.Tier, Trigger: end.trigger.word(), Signalled: rep.Signalled, Killed: rep.Killed + s.cgroupKilled,
 			Reaped: w.Count(), Rounds: rep.Rounds, Stragglers: stragglers,
@@ -263,5 +332,35 @@ func (s *session) totals(w *reaper.Waiter, end ending, rep reaper.Report, drainT
 			Ms:                rep.Duration.Milliseconds(), DrainTimedOut: drainTimedOut,
 			PidsLimitHit: s.limits.PidsLimitHit, OOMKills: s.limits.OOMKills,
 		},
+	}
+}
+
+// keptText puts a tail or head+tail window's text into res, and returns
+// the bytes it left out (0 for a head capture, whose text res has).
+func (s *session) keptText(res *protocol.Result) int64 {
+	if s.streams.window == nil {
+		return 0
+	}
+	k := s.streams.window.result()
+	res.Stdout, res.Stderr, res.Truncated = k.Stdout, k.Stderr, k.Truncated
+	res.CapturedBytes = int64(len(k.Stdout) + len(k.Stderr))
+	return k.LeftOut
+}
+
+// answerPorts answers a ports query with the ports the tree listens on,
+// unless the totals have been sent.
+func (s *session) answerPorts() {
+	list, err := ports.Listening("/proc", treePids("/proc", os.Getpid()))
+	if err != nil {
+		list = nil // an unreadable table: answer what is known, nothing
+	}
+	f := &protocol.Ports{Ports: make([]protocol.Port, 0, len(list))}
+	for _, p := range list {
+		f.Ports = append(f.Ports, protocol.Port{Proto: p.Proto, Addr: p.Addr, Port: p.Port, Pid: p.Pid})
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.final {
+		s.out.frame(f)
 	}
 }

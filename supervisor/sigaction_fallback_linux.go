@@ -6,3 +6,7 @@ package supervisor
 // is not spelled out here: an inherited SIG_IGN for signals 32 and 34, or
 // for the job-control signals, then reaches bash.
 func resetIgnoredSignals() {}
+
+// ignoreReservedSignals is a no-op here for the same reason: signals 32 to
+// 34 keep their default action, which ends shellsup.
+func ignoreReservedSignals() {}

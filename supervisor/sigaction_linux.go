@@ -28,6 +28,25 @@ func resetIgnoredSignals() {
 	}
 }
 
+// ignoreReservedSignals sets SIG_IGN for the real-time signals the Go
+// runtime reserves (32 to 34) if they are still at SIG_DFL, whose action is
+// to terminate: the runtime installs no handler for them and cannot be
+// asked to, so a command's kill -34 $PPID would otherwise end shellsup
+// with no cleanup. It runs right after bash is exec'd (a command cannot signal
+// shellsup any sooner), because an ignored
+// signal stays ignored across execve; shellsup forks nothing later. A
+// signal that has a handler (the runtime's, for 33) is left as it is.
+func ignoreReservedSignals() {
+	for sig := firstReservedRT; sig < firstCatchableRT; sig++ {
+		var old sigaction
+		if rtSigaction(sig, nil, &old) != nil || old.handler != sigDfl {
+			continue
+		}
+		ign := sigaction{handler: sigIgn}
+		_ = rtSigaction(sig, &ign, nil) // best effort: the signal then keeps its default
+	}
+}
+
 const (
 	sigDfl = 0
 	sigIgn = 1

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/shellsup/shellsup/cgroup"
+	"github.com/shellsup/shellsup/environ"
 	"github.com/shellsup/shellsup/internal/linux"
 	"github.com/shellsup/shellsup/pidns"
 )
@@ -50,6 +51,7 @@ func (e *execError) exitCode() int {
 // spawn starts /bin/bash -lc COMMAND in a new session, in cfg.Cwd, with
 // stdin /dev/null, its stdout and stderr on fresh pipes, no other fd, and
 // an empty signal mask; born in leaf's cgroups when there is a leaf.
+// shellsup is made non-dumpable first (see forbidDumps).
 func spawn(cfg Config, leaf *cgroup.Leaf) (*child, error) {
 	devnull, err := os.Open(os.DevNull)
 	if err != nil {
@@ -67,8 +69,8 @@ func spawn(cfg Config, leaf *cgroup.Leaf) (*child, error) {
 		unix.Close(outW)
 		return nil, err
 	}
-	argv := []string{bashPath, "-lc", cfg.Command}
-	env := childEnv(os.Environ(), cfg.Cwd)
+	argv := shellArgv(cfg)
+	env := childEnv(os.Environ(), cfg)
 	attr := &syscall.ProcAttr{
 		Dir:   cfg.Cwd,
 		Env:   env,
@@ -77,6 +79,7 @@ func spawn(cfg Config, leaf *cgroup.Leaf) (*child, error) {
 	}
 	intoCgroup(attr.Sys, leaf)
 	pid, err := forkInLeaf(leaf, func() (int, error) { return forkExecUnmasked(argv, attr) })
+	ignoreReservedSignals() // bash has its own dispositions now
 	// The parent's copies of the write ends: EOF comes when the tree's are
 	// gone. shellsup never wrote to them, so a failed close loses nothing.
 	unix.Close(outW)
@@ -125,17 +128,31 @@ func forkExecUnmasked(argv []string, attr *syscall.ProcAttr) (int, error) {
 	return pid, err
 }
 
-// childEnv is shellsup's environment with PWD set to the working
-// directory, as os/exec does when it sets Dir, so the login shell's $PWD
-// is the directory as given rather than a stale inherited one.
-func childEnv(env []string, cwd string) []string {
-	out := make([]string, 0, len(env)+1)
-	for _, kv := range env {
+// shellArgv is bash's command line: -lc runs a login shell, which reads
+// the profiles; without a login shell, --norc -c reads none: --norc stops
+// Debian's bash from reading ~/.bashrc when $SSH_CLIENT says sshd ran it.
+// The command is always the last argument.
+func shellArgv(cfg Config) []string {
+	if !cfg.NoLogin {
+		return []string{bashPath, "-lc", cfg.Command}
+	}
+	return []string{bashPath, "--norc", "-c", cfg.Command}
+}
+
+// childEnv is shellsup's environment as environ.Build makes it (HOME always
+// set, credentials scrubbed and agent defaults added when asked for), with
+// PWD set to the working directory, as os/exec does when it sets Dir, so
+// the shell's $PWD is the directory as given rather than a stale inherited
+// one.
+func childEnv(env []string, cfg Config) []string {
+	built, _ := environ.Build(env, environ.Options{Scrub: cfg.ScrubEnv, Agent: cfg.AgentEnv})
+	out := make([]string, 0, len(built)+1)
+	for _, kv := range built {
 		if !strings.HasPrefix(kv, "PWD=") {
 			out = append(out, kv)
 		}
 	}
-	return append(out, "PWD="+cwd)
+	return append(out, "PWD="+cfg.Cwd)
 }
 
 // describeExecError names why the kernel refused to run bash, with the
@@ -161,7 +178,7 @@ func describeExecError(err error, argv, env []string, cwd string) error {
 			longest = max(longest, len(e)+1)
 		}
 		msg += fmt.Sprintf(": the command is %d bytes, the environment %d bytes in %d variables (longest %d bytes), %d bytes in all; the kernel allows at most %d bytes per string and %d bytes of arguments and environment in all",
-			len(argv[2]), envBytes, len(env), longest, argBytes+envBytes, 131072, argMax())
+			len(argv[len(argv)-1]), envBytes, len(env), longest, argBytes+envBytes, 131072, argMax())
 	}
 	return &execError{errno: errno, bashMissing: errno == syscall.ENOENT, message: msg}
 }

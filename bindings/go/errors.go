@@ -10,7 +10,7 @@ import (
 )
 
 // Error categories. The first four are the categories of shellsup's error
-// frame (README, "Frames mode"); the last two are the binding's own.
+// frame (README, "Frames mode"); the last three are the binding's own.
 const (
 	// CategoryValidation: the request was refused before anything was
 	// spawned (a bad command, timeout, grace, budget, cwd or env).
@@ -32,6 +32,12 @@ const (
 	// CategoryProtocol: shellsup broke the frame protocol, or exited (or
 	// was killed by Run's watchdog) without reporting totals.
 	CategoryProtocol = "protocol"
+	// CategoryCleanupIncomplete: the command ran and shellsup reported,
+	// but its cleanup left processes running (Result.Cleanup.Stragglers;
+	// the CLI exits 125). Run returns the full Result along with this
+	// error, so a caller that looks only at the Result's exit code cannot
+	// mistake the run for a clean success.
+	CategoryCleanupIncomplete = "cleanup_incomplete"
 )
 
 // ErrUnsupported is wrapped by the error Run returns on platforms other
@@ -44,7 +50,8 @@ var ErrUnsupported = fmt.Errorf("shellsup: supported on Linux only: %w", errors.
 // cancellation are not errors; they are reported in Result.
 //
 // Every error Run returns for such a failure is an *Error; match it with
-// errors.As and switch on Category.
+// errors.As and switch on Category. Only with CategoryCleanupIncomplete is
+// the Result returned alongside it filled in.
 type Error struct {
 	// Category is one of the Category constants. A newer shellsup may
 	// report a category this version does not list; treat it like

@@ -157,7 +157,7 @@ func TestNotShellsup(t *testing.T) {
 		_, err := Run(context.Background(), req)
 		requireCategory(t, err, CategoryProtocol)
 		assert.ErrorIs(t, err, protocol.ErrTooLarge, `"garb" is a length over 1 MiB`)
-		assert.Contains(t, err.Error(), "killed it: ", "after the grace plus slack of the cancel Run sent")
+		assert.Contains(t, err.Error(), "gave up on it: ", "after the grace plus slack of the cancel Run sent")
 		assert.Less(t, time.Since(begin), bound, "killed after the grace plus slack")
 	})
 	t.Run("dies after start", func(t *testing.T) {

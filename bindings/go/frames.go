@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"time"
 
 	"github.com/shellsup/shellsup/protocol"
 	"github.com/shellsup/shellsup/request"
@@ -46,7 +48,8 @@ func (fr *frameReader) next() (protocol.Frame, error) {
 
 // readRun reads the frames of one run in protocol order — start (or a lone
 // error), progress, timeout or cancel, progress, totals — and stops after
-// the last one. progress, if not nil, gets each progress text until it
+// the last one, once the stream has ended: a frame after totals is an
+// error (see expectEnd). progress, if not nil, gets each progress text until it
 // fails; then cancel is called, once. A frame out of order, a malformed
 // frame or an early end of the stream is an error; outcome holds what
 // arrived before it.
@@ -74,7 +77,7 @@ func readRun(r io.Reader, progress func(stream, text string) error, cancel func(
 			return out, nil
 		case *protocol.Totals:
 			out.totals = f
-			return out, nil
+			return out, fr.expectEnd(r)
 		case *protocol.Progress:
 			if progress == nil || out.callbackErr != nil {
 				continue
@@ -87,6 +90,32 @@ func readRun(r io.Reader, progress func(stream, text string) error, cancel func(
 		// Timeout and cancel notices need no action: totals carries the
 		// outcome.
 	}
+}
+
+// trailWait bounds the wait for the end of the frame stream after totals:
+// shellsup exits right after writing it, so the end comes at once unless
+// something outside the run holds the write end of the pipe.
+const trailWait = exitWait
+
+// expectEnd checks that nothing follows the totals frame. Only shellsup
+// writes the frames channel; a frame after totals means someone else could
+// write to it too (a command able to open /proc/<shellsup>/fd/1, which
+// shellsup forbids unless the command is root), and then no frame of the
+// run can be trusted, the totals included. If the stream has not ended
+// within trailWait (a stranger holds the pipe and says nothing), the
+// totals stand.
+func (fr *frameReader) expectEnd(r io.Reader) error {
+	if d, ok := r.(interface{ SetReadDeadline(time.Time) error }); ok {
+		_ = d.SetReadDeadline(time.Now().Add(trailWait)) // a pipe without deadlines just blocks until EOF
+	}
+	f, err := fr.next()
+	switch {
+	case errors.Is(err, io.EOF), errors.Is(err, os.ErrDeadlineExceeded):
+		return nil
+	case err != nil:
+		return fmt.Errorf("after the totals frame: %w", err)
+	}
+	return fmt.Errorf("a %s frame after the totals frame: something besides shellsup writes to its frame stream, so none of its frames can be trusted", f.Type())
 }
 
 // check enforces the order of frames: start or error first, then no

@@ -76,6 +76,7 @@ func TestGoldenFrames(t *testing.T) {
 					Version: v.int("version"), Pid: v.int("pid"), ChildPid: v.int("childPid"),
 					Command: v.str("command"), Cwd: v.str("cwd"), Timeout: v.num("timeout"),
 					Budget: v.int("budget"), Containment: v.str("containment"),
+					Capture: v.str("capture"), Lifetime: v.num("lifetime"), Spill: v.str("spill"), Login: v.bool("login"),
 				}, *f)
 			case *protocol.Progress:
 				assert.Equal(t, protocol.Progress{Stream: v.str("stream"), Text: v.str("text")}, *f)
@@ -90,6 +91,16 @@ func TestGoldenFrames(t *testing.T) {
 				assert.Equal(t, v.str("category"), e.Category)
 				assert.Equal(t, v.str("message"), e.Message)
 				assert.Equal(t, "shellsup: "+v.str("category")+": "+v.str("message"), e.Error())
+			case *protocol.Ports:
+				var want []protocol.Port
+				if ps, ok := v.m["ports"].([]any); ok {
+					want = []protocol.Port{}
+					for _, p := range ps {
+						pv := value{t, p.(map[string]any)}
+						want = append(want, protocol.Port{Proto: pv.str("proto"), Addr: pv.str("addr"), Port: pv.int("port"), Pid: pv.int("pid")})
+					}
+				}
+				assert.Equal(t, want, f.Ports)
 			default:
 				t.Fatalf("unexpected frame %T", f)
 			}
@@ -177,7 +188,7 @@ func TestReadRun(t *testing.T) {
 	t.Run("a whole run", func(t *testing.T) {
 		var calls []call
 		r := frameStream(t, "start", "progress-stdout", future, "progress-stderr-utf8", extraKey,
-			"progress-marker", "cancel-request", "totals-cancelled", "progress-stdout")
+			"progress-marker", "cancel-request", "totals-cancelled")
 		cancelled := 0
 		out, err := readRun(r, func(s, text string) error { calls = append(calls, call{s, text}); return nil }, func() { cancelled++ })
 		require.NoError(t, err)
@@ -186,7 +197,13 @@ func TestReadRun(t *testing.T) {
 		require.NotNil(t, out.totals)
 		assert.True(t, resultOf(out.totals).Cancelled)
 		assert.Zero(t, cancelled)
-		assert.Positive(t, r.Len(), "nothing is read after totals")
+		assert.Zero(t, r.Len(), "read to the end")
+	})
+	t.Run("a frame after totals", func(t *testing.T) {
+		r := frameStream(t, "start", "totals-cancelled", "progress-stdout")
+		out, err := readRun(r, nil, func() {})
+		require.ErrorContains(t, err, "a progress frame after the totals frame")
+		require.NotNil(t, out.totals, "the totals read before it")
 	})
 
 	t.Run("a run that could not happen", func(t *testing.T) {

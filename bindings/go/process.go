@@ -6,8 +6,10 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/shellsup/shellsup/protocol"
@@ -28,7 +30,10 @@ type process struct {
 	done      bool // Run is finishing: nothing more goes to the control channel
 	watchdog  *time.Timer
 	deadline  time.Time // when the watchdog fires
-	killedWhy string    // set when Run killed shellsup
+	killedWhy string    // set when Run gave up waiting for shellsup (abandon)
+
+	stateWhenAbandoned string // its /proc state letter then
+	sigkilled          bool   // it did not exit after SIGCONT and SIGTERM
 }
 
 // start spawns shellsup with its control pipe, frame pipe and stderr
@@ -100,12 +105,47 @@ func (p *process) supervise(ctx context.Context, progress func(stream, text stri
 		return Result{}, p.brokeOff(out, readErr)
 	case out.failure != nil:
 		return Result{}, errorOf(out.failure)
+	case p.abandoned():
+		return Result{}, p.lateTotals(out)
 	}
 	res = resultOf(out.totals)
+	if !res.Cleanup.Clean() {
+		return res, incomplete(res, out.callbackErr)
+	}
 	if out.callbackErr != nil {
 		return res, fmt.Errorf("shellsup: progress callback: %w", out.callbackErr)
 	}
 	return res, nil
+}
+
+// incomplete is the error of a run whose cleanup left processes running.
+func incomplete(res Result, callbackErr error) *Error {
+	c := res.Cleanup
+	n := len(c.Stragglers) + c.StragglersOmitted
+	var b strings.Builder
+	fmt.Fprintf(&b, "the cleanup left %d process(es) running", n)
+	for i, st := range c.Stragglers[:min(len(c.Stragglers), 5)] {
+		sep := ", "
+		if i == 0 {
+			sep = ": "
+		}
+		fmt.Fprintf(&b, "%spid %d (%s, state %s: %s)", sep, st.Pid, st.Comm, st.State, st.Reason)
+	}
+	if len(c.Stragglers) > 5 {
+		b.WriteString(", ...")
+	}
+	fmt.Fprintf(&b, "; the command's own exit code was %s; Result.Cleanup lists them", exitText(res))
+	if callbackErr != nil {
+		fmt.Fprintf(&b, "; the progress callback had failed too: %v", callbackErr)
+	}
+	return newError(CategoryCleanupIncomplete, b.String(), callbackErr)
+}
+
+func exitText(res Result) string {
+	if res.ExitCode < 0 {
+		return "unknown"
+	}
+	return strconv.Itoa(res.ExitCode)
 }
 
 // cancel sends the cancel frame, once, and shortens the watchdog to the
@@ -140,19 +180,132 @@ func (p *process) armLocked(d time.Duration, why string) {
 		p.watchdog.Stop()
 	}
 	p.deadline = at
-	p.watchdog = time.AfterFunc(d, func() { p.kill(why) })
+	p.watchdog = time.AfterFunc(d, func() { p.watchdogFired(why) })
 }
 
-// kill SIGKILLs shellsup, recording why. Its frame stream then ends.
-func (p *process) kill(why string) {
+// Bounds of abandoning shellsup.
+const (
+	// cleanupBudget is what shellsup needs beyond the grace to kill what
+	// is left of its tree and report (its own kill budget plus a margin).
+	cleanupBudget = 5 * time.Second
+	// resumeEvery is how often an abandoned shellsup is sent SIGCONT
+	// again, in case the command keeps stopping it.
+	resumeEvery = 50 * time.Millisecond
+)
+
+// watchdogFired abandons shellsup unless its frames have ended already:
+// finish then bounds the wait for its exit itself.
+func (p *process) watchdogFired(why string) {
 	p.mu.Lock()
-	if p.killedWhy == "" {
+	done := p.done
+	p.mu.Unlock()
+	if !done {
+		p.abandon(why)
+	}
+}
+
+// abandon gives up waiting for shellsup, recording why — but not on its
+// tree: SIGKILLing a stopped or stuck shellsup would leave everything the
+// command started running. So shellsup is first resumed (SIGCONT, again
+// every resumeEvery, in case the command stopped it and keeps doing so)
+// and asked to cancel (SIGTERM), which makes it clean up and report as
+// usual; only if it has not exited within its grace plus cleanupBudget is
+// it SIGKILLed. Every signal goes through the pidfd behind os.Process, so
+// none can reach a process that took a reaped shellsup's pid.
+func (p *process) abandon(why string) {
+	p.mu.Lock()
+	first := p.killedWhy == ""
+	if first {
 		p.killedWhy = why
+		p.stateWhenAbandoned = procState(p.cmd.Process.Pid)
 	}
 	p.mu.Unlock()
-	// Kill fails only if shellsup has exited and been reaped already; the
-	// pidfd behind os.Process makes it safe against pid reuse.
-	_ = p.cmd.Process.Kill()
+	if !first {
+		return
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGCONT) // fails only once shellsup has exited
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	go p.resumeOrKill(p.grace + cleanupBudget)
+}
+
+// resumeOrKill keeps an abandoned shellsup running until it exits, and
+// SIGKILLs it after bound.
+func (p *process) resumeOrKill(bound time.Duration) {
+	tick := time.NewTicker(resumeEvery)
+	defer tick.Stop()
+	deadline := time.After(bound)
+	for {
+		select {
+		case <-p.exited:
+			return
+		case <-tick.C:
+			_ = p.cmd.Process.Signal(syscall.SIGCONT)
+		case <-deadline:
+			p.mu.Lock()
+			p.sigkilled = true
+			p.mu.Unlock()
+			_ = p.cmd.Process.Kill()
+			return
+		}
+	}
+}
+
+// abandoned reports whether Run gave up waiting for shellsup.
+func (p *process) abandoned() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.killedWhy != ""
+}
+
+// procState is the state letter of /proc/PID/stat ("T" when stopped), or
+// "" if it cannot be read.
+func procState(pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return ""
+	}
+	_, rest, ok := strings.Cut(string(b), ") ") // comm may hold spaces and parentheses
+	for ok && strings.Contains(rest, ") ") {
+		_, rest, ok = strings.Cut(rest, ") ")
+	}
+	if !ok || rest == "" {
+		return ""
+	}
+	return rest[:1]
+}
+
+// abandonment describes what Run did to a shellsup that failed to report,
+// and what is known to be left of the run.
+func (p *process) abandonment() string {
+	p.mu.Lock()
+	why, state, killed := p.killedWhy, p.stateWhenAbandoned, p.sigkilled
+	p.mu.Unlock()
+	if why == "" {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "gave up on it: %s", why)
+	if state == "T" || state == "t" {
+		b.WriteString("; it was stopped (something sent it SIGSTOP)")
+	}
+	b.WriteString("; sent it SIGCONT and SIGTERM")
+	if killed {
+		fmt.Fprintf(&b, ", then SIGKILL after %v", p.grace+cleanupBudget)
+	}
+	return b.String()
+}
+
+// leftover says what is known to be left of a run whose shellsup ended
+// without totals: bash, if it is still alive, and what it started, which
+// only shellsup could have cleaned up.
+func leftover(start *protocol.Start) string {
+	if start == nil {
+		return "; no start frame arrived, so what it started is unknown"
+	}
+	if st := procState(start.ChildPid); st != "" && st != "Z" && st != "X" {
+		return fmt.Sprintf("; bash (pid %d) is still running (state %s): it and the processes it started may survive, as shellsup could not clean up", start.ChildPid, st)
+	}
+	return fmt.Sprintf("; bash (pid %d) is gone, but processes it started may survive", start.ChildPid)
 }
 
 // finish ends the conversation and waits for shellsup to exit. After its
@@ -174,8 +327,8 @@ func (p *process) finish(ended bool) {
 	select {
 	case <-p.exited:
 	case <-time.After(bound):
-		p.kill(fmt.Sprintf("still running %v after the end of its frames", bound))
-		<-p.exited
+		p.abandon(fmt.Sprintf("still running %v after the end of its frames", bound))
+		<-p.exited // resumeOrKill ends it
 	}
 	p.mu.Lock()
 	p.watchdog.Stop()
@@ -195,13 +348,13 @@ func (p *process) release() {
 func (p *process) brokeOff(out outcome, readErr error) *Error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "reading the frames of shellsup (pid %d): %v", p.cmd.Process.Pid, readErr)
-	p.mu.Lock()
-	why := p.killedWhy
-	p.mu.Unlock()
-	if why != "" {
-		fmt.Fprintf(&b, "; killed it: %s", why)
+	if why := p.abandonment(); why != "" {
+		b.WriteString("; " + why)
 	}
 	fmt.Fprintf(&b, "; shellsup %s", p.cmd.ProcessState)
+	if out.totals == nil {
+		b.WriteString(leftover(out.start))
+	}
 	if s := strings.TrimSpace(p.stderr.String()); s != "" {
 		fmt.Fprintf(&b, "; its stderr: %q", s)
 	}
@@ -209,6 +362,15 @@ func (p *process) brokeOff(out outcome, readErr error) *Error {
 		fmt.Fprintf(&b, "; the progress callback had failed: %v", out.callbackErr)
 	}
 	return newError(CategoryProtocol, b.String(), readErr)
+}
+
+// lateTotals describes a run whose shellsup failed to report in time but,
+// once resumed and asked to cancel, cleaned up and reported after all.
+func (p *process) lateTotals(out outcome) *Error {
+	t := out.totals
+	msg := fmt.Sprintf("shellsup (pid %d) failed to report in time; %s; it then cleaned up and reported (timedOut %v, cancelled %v, %d straggler(s))",
+		p.cmd.Process.Pid, p.abandonment(), t.TimedOut, t.Cancelled, len(t.Cleanup.Stragglers)+t.Cleanup.StragglersOmitted)
+	return newError(CategoryProtocol, msg, nil)
 }
 
 // headBuffer keeps the first max bytes written to it and counts the rest.

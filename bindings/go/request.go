@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,7 +32,7 @@ const (
 // anything.
 type Request struct {
 	// Command is the bash -c string; shellsup runs /bin/bash -lc Command
-	// with stdin /dev/null. It must be non-empty, valid UTF-8, free of NUL
+	// (/bin/bash --norc -c Command with NoLogin) with stdin /dev/null. It must be non-empty, valid UTF-8, free of NUL
 	// bytes and at most request.MaxCommandBytes (131071) bytes: the kernel
 	// passes at most 128 KiB, NUL included, in one argument.
 	Command string
@@ -49,7 +50,9 @@ type Request struct {
 	// "KEY=value" entries. If Env is nil, shellsup gets the calling
 	// process's environment (os.Environ at the time of Run). If Env is
 	// non-nil, even empty, it replaces that environment; Run copies it, so
-	// the caller may reuse the slice. This is eino's convention.
+	// the caller may reuse the slice. This is eino's convention. An
+	// environment without HOME gives the command HOME=/nonexistent, never
+	// the home (and profile) of shellsup's user from the password database.
 	Env []string
 
 	// Budget is the capture budget in bytes, shared by stdout and stderr
@@ -93,6 +96,45 @@ type Request struct {
 	// --max-memory, memory.max). 0 means no limit; otherwise at least
 	// 4 MiB. Refused like MaxProcs where no memory controller can be had.
 	MaxMemory int64
+	// NoLogin runs /bin/bash --norc -c instead of the login shell
+	// /bin/bash -lc: no profile or rc file is read (shellsup --no-login).
+	NoLogin bool
+
+	// ScrubEnv drops from the command's environment the variables whose
+	// names mark credentials (*_TOKEN, AWS_*, ... : the list in the README,
+	// "The command's environment"; shellsup --scrub-env).
+	ScrubEnv bool
+
+	// AgentEnv sets PAGER=cat, GIT_PAGER=cat, NO_COLOR=1, TERM=dumb and the
+	// rest of the README's list, over what the environment says
+	// (shellsup --agent-env).
+	AgentEnv bool
+
+	// Workspace, if not "", is the directory the working directory must
+	// be, or lie below, with every symbolic link followed; Cwd "" then
+	// means Workspace. A Cwd outside it is a validation *Error quoting both
+	// (shellsup --workspace). It checks where the command starts, not where
+	// it goes.
+	Workspace string
+
+	// Redact replaces secrets (built-in patterns for common token shapes)
+	// in the captured text and progress (shellsup --redact).
+	// RedactPatterns adds regular expressions (Go syntax) whose matches are
+	// replaced too, and implies Redact (shellsup --redact-pattern).
+	Redact         bool
+	RedactPatterns []string
+
+	// Spill, if not "", is a directory where shellsup keeps every raw byte
+	// of stdout and stderr, beyond the capture budget (shellsup --spill).
+	// SpillMax bounds each file in bytes; 0 means shellsup's default
+	// (256 MiB). SpillMax needs Spill.
+	Spill    string
+	SpillMax int64
+
+	// Capture says which part of the output the totals keep when it
+	// exceeds the budget: "" or "head" (the default), "tail", or
+	// "head+tail" (shellsup --capture).
+	Capture string
 
 	// Binary is the shellsup executable. "" means $SHELLSUP_BIN, then
 	// "shellsup" in $PATH (both read from the calling process's
@@ -115,13 +157,27 @@ type config struct {
 	binary    string
 	maxProcs  int64 // 0: no limit
 	maxMemory int64 // 0: no limit
+	shell     shellOptions
+}
+
+// shellOptions are the Request fields that pass straight to shellsup's
+// flags: the shell, the environment and the output controls.
+type shellOptions struct {
+	noLogin, scrubEnv, agentEnv bool
+	workspace                   string
+	redact                      bool
+	redactPatterns              []string
+	spill                       string
+	spillMax                    int64
+	capture                     string
 }
 
 // validate checks every field and returns the run's configuration, or a
 // validation *Error quoting the bad value.
 func (r Request) validate() (config, error) {
 	c := config{command: r.Command, cwd: r.Cwd, timeout: r.Timeout, budget: r.Budget,
-		grace: r.Grace, pidns: r.PIDNamespace, progress: r.Progress, binary: r.Binary, maxProcs: r.MaxProcs, maxMemory: r.MaxMemory}
+		grace: r.Grace, pidns: r.PIDNamespace, progress: r.Progress, binary: r.Binary, maxProcs: r.MaxProcs, maxMemory: r.MaxMemory,
+		shell: r.shellOptions()}
 	checks := []func() error{
 		func() error { return validateCommand(r.Command) },
 		func() error { return validateTimeout(&c.timeout) },
@@ -130,6 +186,11 @@ func (r Request) validate() (config, error) {
 		func() error { return validateCwd(r.Cwd) },
 		func() error { return validateEnv(r.Env) },
 		func() error { return validateLimits(r.MaxProcs, r.MaxMemory) },
+		func() error { return validatePath("workspace", r.Workspace) },
+		func() error { return validatePath("spill", r.Spill) },
+		func() error { return validateSpillMax(r.SpillMax, r.Spill) },
+		func() error { return validateCapture(r.Capture) },
+		func() error { return validateRedactPatterns(r.RedactPatterns) },
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {
@@ -231,6 +292,59 @@ func validateEnv(env []string) error {
 	return nil
 }
 
+// shellOptions copies the pass-through fields.
+func (r Request) shellOptions() shellOptions {
+	return shellOptions{noLogin: r.NoLogin, scrubEnv: r.ScrubEnv, agentEnv: r.AgentEnv, workspace: r.Workspace,
+		redact: r.Redact || len(r.RedactPatterns) > 0, redactPatterns: slices.Clone(r.RedactPatterns),
+		spill: r.Spill, spillMax: r.SpillMax, capture: r.Capture}
+}
+
+// validatePath checks what can be checked of a directory shellsup
+// resolves itself (a workspace, a spill directory): that it can be passed.
+func validatePath(field, dir string) error {
+	if strings.IndexByte(dir, 0) >= 0 || !utf8.ValidString(dir) {
+		return &request.ValidationError{Msg: fmt.Sprintf("%s must be a valid UTF-8 path without NUL bytes (got %s)", field, clip(dir))}
+	}
+	return nil
+}
+
+func validateSpillMax(n int64, spill string) error {
+	switch {
+	case n < 0:
+		return &request.ValidationError{Msg: fmt.Sprintf("spill max must be 0 (the default, 256 MiB) or a positive number of bytes (got %d)", n)}
+	case n > 0 && spill == "":
+		return &request.ValidationError{Msg: fmt.Sprintf("spill max (got %d) needs a spill directory: set Spill too", n)}
+	}
+	return nil
+}
+
+// captureModes are the values of Request.Capture.
+var captureModes = []string{"", "head", "tail", "head+tail"}
+
+func validateCapture(mode string) error {
+	if !slices.Contains(captureModes, mode) {
+		return &request.ValidationError{Msg: fmt.Sprintf(`capture must be "head", "tail" or "head+tail" ("" means "head") (got %s)`, clip(mode))}
+	}
+	return nil
+}
+
+// validateRedactPatterns compiles each pattern as shellsup will (Go's
+// regexp syntax), so that a bad one is refused before anything runs.
+func validateRedactPatterns(patterns []string) error {
+	for i, p := range patterns {
+		if p == "" {
+			return &request.ValidationError{Msg: fmt.Sprintf("redact pattern %d must not be empty", i)}
+		}
+		if strings.IndexByte(p, 0) >= 0 || !utf8.ValidString(p) {
+			return &request.ValidationError{Msg: fmt.Sprintf("redact pattern %d must be valid UTF-8 without NUL bytes (got %s)", i, clip(p))}
+		}
+		if _, err := regexp.Compile(p); err != nil {
+			return &request.ValidationError{Msg: fmt.Sprintf("redact pattern %d (%s) is not a valid regular expression: %v", i, clip(p), err)}
+		}
+	}
+	return nil
+}
+
 // clip quotes s for a message, shortened if long.
 func clip(s string) string {
 	if len(s) > 80 {
@@ -261,7 +375,37 @@ func (c config) args() []string {
 	if c.maxMemory != 0 {
 		args = append(args, "--max-memory="+strconv.FormatInt(c.maxMemory, 10))
 	}
+	args = append(args, c.shell.args()...)
 	return append(args, "--", c.command)
+}
+
+// args are the flags for the pass-through options, "--name=value" only.
+func (o shellOptions) args() []string {
+	var args []string
+	flag := func(on bool, name string) {
+		if on {
+			args = append(args, name)
+		}
+	}
+	value := func(name, v string) {
+		if v != "" {
+			args = append(args, name+"="+v)
+		}
+	}
+	flag(o.noLogin, "--no-login")
+	flag(o.scrubEnv, "--scrub-env")
+	flag(o.agentEnv, "--agent-env")
+	value("--workspace", o.workspace)
+	flag(o.redact, "--redact")
+	for _, p := range o.redactPatterns {
+		args = append(args, "--redact-pattern="+p)
+	}
+	value("--spill", o.spill)
+	if o.spillMax != 0 {
+		args = append(args, "--spill-max="+strconv.FormatInt(o.spillMax, 10))
+	}
+	value("--capture", o.capture)
+	return args
 }
 
 // graceOrDefault is the grace shellsup will apply.

@@ -47,10 +47,13 @@ const stderrWait = time.Second
 // Result.Cancelled set (unless the command had finished first) and a nil
 // error. When req.Progress fails, see Request.Progress.
 //
-// Any other failure is an *Error (errors.As) whose Category says what
-// failed; the Result is then the zero value. If shellsup does not deliver
-// totals within the run's timeout plus its grace plus 10 s — or within the
-// grace plus 10 s of a cancel — Run kills it and returns a CategoryProtocol
+// If the cleanup left processes running, Run returns the full Result and
+// a CategoryCleanupIncomplete *Error. Any other failure is an *Error
+// (errors.As) whose Category says what failed; the Result is then the zero
+// value. If shellsup does not deliver totals within the run's timeout plus
+// its grace plus 10 s — or within the grace plus 10 s of a cancel — Run
+// resumes it (SIGCONT) and asks it to cancel (SIGTERM), SIGKILLs it if it
+// has not exited within the grace plus 5 s, and returns a CategoryProtocol
 // error.
 //
 // Run may be called from several goroutines at once; each call owns its

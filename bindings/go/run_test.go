@@ -205,8 +205,9 @@ func TestRunContextDoneBeforeStart(t *testing.T) {
 	assert.NoFileExists(t, sentinel, "nothing may be spawned")
 }
 
-// A shellsup that stops talking after a cancel is killed after the grace
-// plus slack, and Run reports a protocol error saying so.
+// A shellsup that stops talking after a cancel is told to cancel again
+// (SIGCONT, SIGTERM) after the grace plus slack, and Run reports a protocol
+// error saying so.
 func TestRunKillsASilentShellsup(t *testing.T) {
 	shortSlack(t, 300*time.Millisecond)
 
@@ -222,8 +223,9 @@ func TestRunKillsASilentShellsup(t *testing.T) {
 	var e *Error
 	require.ErrorAs(t, err, &e)
 	assert.Equal(t, CategoryProtocol, e.Category)
-	assert.Contains(t, e.Message, "killed it: no totals within the grace")
-	assert.Contains(t, e.Message, "signal: killed")
+	assert.Contains(t, e.Message, "gave up on it: no totals within the grace")
+	assert.Contains(t, e.Message, "sent it SIGCONT and SIGTERM")
+	assert.Contains(t, e.Message, "signal: terminated")
 	assert.False(t, e.IsRetryable())
 	assert.Less(t, time.Since(begin), bound)
 }

@@ -1,36 +1,51 @@
-// Command shellsup-bench measures shellsup against baselines run side by
-// side in the same run, and prints a table of medians (make bench):
+// Command shellsup-bench measures shellsup against its limits, each baseline run side by side
+// with shellsup in the same run (runs interleaved, baseline first), and prints a Markdown table
+// with the target and ✔ or ✘ per row (make bench):
 //
-//   - spawn overhead: shellsup -- true vs bash -lc true
-//   - drain: 1 GiB through shellsup vs through cat > /dev/null
-//   - teardown: killing and reaping 500 setsid sleepers after bash exits vs
-//     the kernel's own cgroup.kill of the same tree
-//   - peak RSS of shellsup while 1 GiB of output passes through it
+//   - spawn overhead: shellsup -- true vs bash -lc true; the Go binding's Run vs the same; the
+//     Python binding's shell.run (bindings/python/bench_overhead.py) vs subprocess.run;
+//   - drain: 1 GiB through shellsup vs through cat > /dev/null, in wall time and in CPU time
+//     (shellsup's own, read from /proc while it is a zombie, so its children are not counted);
+//   - progress latency: from bash writing a line (stamped with $EPOCHREALTIME) to its frame
+//     reaching this process;
+//   - peak RSS: shellsup's own VmHWM while 1 GiB passes through it;
+//   - teardown of 500 and of 2000 setsid sleepers: shellsup's cleanup (its own account, from the
+//     trigger to the last reap) vs the kernel's cgroup.kill of the same number of sleepers in a
+//     scratch cgroup v2, timed from the write to "populated 0". A row per containment tier; a
+//     tier the binary did not use is n/a.
 //
-// Every run gets an empty HOME, so a login shell's profile does not drown
-// the numbers. Linux only.
+// Every run gets an empty HOME, so a login shell's profile does not drown the numbers. Linux only.
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
+	shellsup "github.com/shellsup/shellsup/bindings/go"
 	"github.com/shellsup/shellsup/protocol"
 )
 
 var (
-	bin   = flag.String("bin", "bin/shellsup", "the shellsup binary")
-	runs  = flag.Int("runs", 40, "repetitions of the spawn benchmark")
-	heavy = flag.Int("heavy-runs", 5, "repetitions of the drain and teardown benchmarks")
-	home  string
+	bin    = flag.String("bin", "bin/shellsup", "the shellsup binary")
+	runs   = flag.Int("runs", 40, "repetitions of the spawn benchmarks")
+	heavy  = flag.Int("heavy-runs", 5, "repetitions of the drain and 500-sleeper teardown benchmarks")
+	python = flag.String("python", "", "a Python with msgpack for bindings/python/bench_overhead.py (none: that row is n/a)")
+	home   string
 )
 
 func main() {
@@ -43,19 +58,35 @@ func main() {
 	if *bin, err = filepath.Abs(*bin); err != nil {
 		fatal(err)
 	}
-	fmt.Printf("shellsup bench: %s, medians (runs interleaved, baseline first)\n\n", *bin)
-	fmt.Println("| measure | baseline | shellsup | result | target |")
-	fmt.Println("|---|---|---|---|---|")
+	fmt.Printf("shellsup bench: %s, medians unless stated (runs interleaved, baseline first)\n\n", *bin)
+	fmt.Println("| measure | baseline | shellsup | result | target | met |")
+	fmt.Println("|---|---|---|---|---|---|")
 	spawnOverhead()
+	goBindingOverhead()
+	pythonOverhead()
 	drain()
-	teardown()
-	peakRSS()
+	spill()
+	progressLatency()
+	teardown(500, *heavy)
+	teardown(2000, max(2, *heavy/2))
 }
 
 func fatal(err error) {
 	fmt.Fprintln(os.Stderr, "shellsup-bench:", err)
 	os.Exit(1)
 }
+
+// row prints one table row; ok is nil for a row that could not be measured.
+func row(measure, baseline, sup, result, target string, ok *bool) {
+	mark := "n/a"
+	if ok != nil {
+		mark = map[bool]string{true: "✔", false: "✘"}[*ok]
+	}
+	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+	fmt.Printf("| %s | %s | %s | %s | %s | %s |\n", esc(measure), esc(baseline), esc(sup), esc(result), esc(target), mark)
+}
+
+func ptr(b bool) *bool { return &b }
 
 func env() []string { return append(os.Environ(), "HOME="+home) }
 
@@ -69,10 +100,12 @@ func timeRun(cmd *exec.Cmd) time.Duration {
 	return time.Since(start)
 }
 
-func median(ds []time.Duration) time.Duration {
+func median(ds []time.Duration) time.Duration { return percentile(ds, 50) }
+
+func percentile(ds []time.Duration, p int) time.Duration {
 	s := append([]time.Duration(nil), ds...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[len(s)/2]
+	return s[(len(s)-1)*p/100]
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }
@@ -84,73 +117,297 @@ func spawnOverhead() {
 		sup = append(sup, timeRun(exec.Command(*bin, "--", "true")))
 	}
 	b, s := median(base), median(sup)
-	fmt.Printf("| spawn: `bash -lc true` vs `shellsup -- true` (%d runs) | %s | %s | +%s | within 6 ms |\n", *runs, ms(b), ms(s), ms(s-b))
+	row(fmt.Sprintf("spawn: `bash -lc true` vs `shellsup -- true` (%d runs)", *runs), ms(b), ms(s), "+"+ms(s-b), "≤ +6 ms", ptr(s-b <= 6*time.Millisecond))
+}
+
+// goBindingOverhead times shellsup.Run(ctx, {Command: "true"}) against bash -lc true.
+func goBindingOverhead() {
+	var base, sup []time.Duration
+	req := shellsup.Request{Command: "true", Binary: *bin, Env: env()}
+	for i := 0; i < *runs; i++ {
+		base = append(base, timeRun(exec.Command("/bin/bash", "-lc", "true")))
+		start := time.Now()
+		if _, err := shellsup.Run(context.Background(), req); err != nil {
+			fatal(fmt.Errorf("the Go binding's Run: %w", err))
+		}
+		sup = append(sup, time.Since(start))
+	}
+	b, s := median(base), median(sup)
+	row(fmt.Sprintf("Go binding: `bash -lc true` vs `shellsup.Run(ctx, Request{Command: \"true\"})` (%d runs)", *runs), ms(b), ms(s), "+"+ms(s-b), "≤ +10 ms", ptr(s-b <= 10*time.Millisecond))
+}
+
+var medianLine = regexp.MustCompile(`^(bash|run)\s+([0-9.]+)`)
+
+// pythonOverhead runs bindings/python/bench_overhead.py and takes its medians.
+func pythonOverhead() {
+	const what = "Python binding: `subprocess.run([\"bash\",\"-lc\",\"true\"])` vs `shell.run(\"true\", progress=None)`"
+	if *python == "" {
+		row(what, "", "", "no --python given", "≤ +10 ms", nil)
+		return
+	}
+	cmd := exec.Command(*python, "bindings/python/bench_overhead.py", "--runs", "30")
+	cmd.Env = append(env(), "SHELLSUP_BIN="+*bin)
+	out, err := cmd.Output()
+	if err != nil {
+		row(what, "", "", "bench_overhead.py failed: "+err.Error(), "≤ +10 ms", nil)
+		return
+	}
+	med := map[string]float64{}
+	for _, l := range strings.Split(string(out), "\n") {
+		if m := medianLine.FindStringSubmatch(l); m != nil {
+			med[m[1]], _ = strconv.ParseFloat(m[2], 64)
+		}
+	}
+	if med["bash"] == 0 || med["run"] == 0 {
+		row(what, "", "", "no medians in bench_overhead.py's output", "≤ +10 ms", nil)
+		return
+	}
+	d := med["run"] - med["bash"]
+	row(what+" (30 runs)", fmt.Sprintf("%.2f ms", med["bash"]), fmt.Sprintf("%.2f ms", med["run"]), fmt.Sprintf("%+.2f ms", d), "≤ +10 ms", ptr(d <= 10))
+}
+
+const gib = 1 << 30
+
+// catDrain runs head -c 1 GiB /dev/zero | cat > /dev/null from here and returns the wall time
+// and cat's CPU time.
+func catDrain() (time.Duration, time.Duration) {
+	head := exec.Command("head", "-c", strconv.Itoa(gib), "/dev/zero")
+	cat := exec.Command("cat")
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		fatal(err)
+	}
+	head.Stdout, cat.Stdin = pw, pr
+	cat.Stdout, _ = os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	start := time.Now()
+	if err := head.Start(); err != nil {
+		fatal(err)
+	}
+	if err := cat.Start(); err != nil {
+		fatal(err)
+	}
+	pw.Close()
+	pr.Close()
+	if err := head.Wait(); err != nil {
+		fatal(fmt.Errorf("head: %w", err))
+	}
+	if err := cat.Wait(); err != nil {
+		fatal(fmt.Errorf("cat: %w", err))
+	}
+	return time.Since(start), cat.ProcessState.UserTime() + cat.ProcessState.SystemTime()
+}
+
+// ownUsage is what a shellsup run used itself, its children not counted.
+type ownUsage struct {
+	wall, cpu time.Duration
+	hwm       int64 // peak RSS, KiB (VmHWM)
+}
+
+// supRun runs shellsup with args, frames to /dev/null, sampling its VmHWM while it runs, and reads
+// its own CPU time from /proc/PID/stat while it is a zombie (waitid WNOWAIT), before reaping it.
+func supRun(args ...string) ownUsage {
+	cmd := exec.Command(*bin, args...)
+	cmd.Env = env()
+	cmd.Stdout, _ = os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		fatal(err)
+	}
+	var u ownUsage
+	exited := make(chan struct{})
+	go func() {
+		var info unix.Siginfo
+		_ = unix.Waitid(unix.P_PID, cmd.Process.Pid, &info, unix.WEXITED|unix.WNOWAIT, nil) // exited, not reaped
+		close(exited)
+	}()
+	for sampling := true; sampling; {
+		u.hwm = max(u.hwm, vmHWM(cmd.Process.Pid))
+		select {
+		case <-exited:
+			sampling = false
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	u.wall = time.Since(start)
+	u.cpu = ownCPU(cmd.Process.Pid)
+	if err := cmd.Wait(); err != nil {
+		fatal(fmt.Errorf("%v: %w", cmd.Args, err))
+	}
+	return u
+}
+
+// vmHWM reads pid's peak resident set size in KiB, 0 if it is gone.
+func vmHWM(pid int) int64 {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+// clockTick is USER_HZ, the unit of utime and stime in /proc/PID/stat; 100 on Linux.
+const clockTick = 100
+
+// ownCPU reads utime+stime (fields 14 and 15) of pid, its children not included.
+func ownCPU(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		fatal(fmt.Errorf("reading shellsup's CPU time: %w", err))
+	}
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * time.Second / clockTick
 }
 
 func drain() {
-	const gib = "1073741824"
-	var base, sup []time.Duration
+	var base, baseCPU, sup, supCPU []time.Duration
+	var hwm []int64
 	for i := 0; i < *heavy; i++ {
-		base = append(base, timeRun(exec.Command("/bin/bash", "-c", "head -c "+gib+" /dev/zero | cat > /dev/null")))
-		cmd := exec.Command(*bin, "--frames", "--", "head -c "+gib+" /dev/zero")
-		cmd.Stdout, _ = os.OpenFile(os.DevNull, os.O_WRONLY, 0)
-		sup = append(sup, timeRun(cmd))
+		w, c := catDrain()
+		base, baseCPU = append(base, w), append(baseCPU, c)
+		u := supRun("--frames", "--", "head -c "+strconv.Itoa(gib)+" /dev/zero")
+		sup, supCPU, hwm = append(sup, u.wall), append(supCPU, u.cpu), append(hwm, u.hwm)
 	}
 	b, s := median(base), median(sup)
-	fmt.Printf("| drain 1 GiB: `head | cat > /dev/null` vs `shellsup -- head` (%d runs) | %s | %s | %.2f× cat's speed | ≥ 1.0× |\n", *heavy, ms(b), ms(s), float64(b)/float64(s))
+	row(fmt.Sprintf("drain 1 GiB, wall: `head | cat > /dev/null` vs `shellsup --frames -- head` (%d runs)", *heavy),
+		ms(b), ms(s), fmt.Sprintf("%.2f× cat's speed", float64(b)/float64(s)), "≥ 1.0×", ptr(s <= b))
+	bc, sc := median(baseCPU), median(supCPU)
+	row("drain 1 GiB, CPU time (user+sys): cat vs shellsup itself", ms(bc), ms(sc), fmt.Sprintf("%.2f× cat's", float64(sc)/float64(bc)), "≤ 1.0×", ptr(sc <= bc))
+	sort.Slice(hwm, func(i, j int) bool { return hwm[i] < hwm[j] })
+	h := hwm[len(hwm)/2]
+	row("peak RSS of shellsup itself (VmHWM) passing 1 GiB", "", fmt.Sprintf("%.2f MiB", float64(h)/1024), "", "≤ 8 MiB", ptr(h <= 8*1024))
 }
 
-// teardown compares shellsup's cleanup of 500 setsid sleepers (its own
-// account of the time from bash's exit to ECHILD) with cgroup.kill of 500
-// sleepers in a scratch cgroup, timed from the write to "populated 0". The
-// second row has sleepers that ignore SIGTERM and --grace 0, so the kill
-// step does the work: in the cgroup tier, cgroup.freeze + cgroup.kill.
-func teardown() {
-	const n = 500
-	var base, sup, deaf []time.Duration
-	baseNote, tier := "", ""
-	for i := 0; i < *heavy; i++ {
-		if d, err := cgroupKill(n); err != nil {
-			baseNote = err.Error()
-		} else {
-			base = append(base, d)
-		}
-		var d time.Duration
-		d, tier = shellsupCleanup(n, false)
-		sup = append(sup, d)
-		d, _ = shellsupCleanup(n, true)
-		deaf = append(deaf, d)
-	}
-	s, k := median(sup), median(deaf)
-	if len(base) == 0 {
-		fmt.Printf("| kill+reap %d setsid sleepers: cgroup.kill vs shellsup cleanup (%s) | n/a (%s) | %s | | ≤ 1.2× cgroup.kill |\n", n, tier, baseNote, ms(s))
-		fmt.Printf("| kill+reap %d TERM-ignoring sleepers, --grace 0 (%s) | n/a | %s | | ≤ 1.1× cgroup.kill |\n", n, tier, ms(k))
+// spill measures the drain with --spill, where the binary has it.
+func spill() {
+	help, _ := exec.Command(*bin, "--help").CombinedOutput()
+	if !strings.Contains(string(help), "--spill") {
+		row("drain 1 GiB with `--spill`", "", "", "this binary has no --spill", "≥ 1.0×, CPU ≤ cat's", nil)
 		return
 	}
-	b := median(base)
-	fmt.Printf("| kill+reap %d setsid sleepers: cgroup.kill vs shellsup cleanup (%s, %d runs) | %s | %s | %.2f× | ≤ 1.2× |\n", n, tier, *heavy, ms(b), ms(s), float64(s)/float64(b))
-	fmt.Printf("| kill+reap %d TERM-ignoring sleepers, --grace 0: cgroup.kill vs shellsup cleanup (%s, %d runs) | %s | %s | %.2f× | ≤ 1.1× |\n", n, tier, *heavy, ms(b), ms(k), float64(k)/float64(b))
+	dir, err := os.MkdirTemp("", "shellsup-bench-spill-") // 0700
+	if err != nil {
+		fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	var base, sup, cpuCat, cpuSup []time.Duration
+	var rss int64
+	for i := 0; i < *heavy; i++ {
+		w, c := catDrain()
+		base, cpuCat = append(base, w), append(cpuCat, c)
+		u := supRun("--frames", "--spill", dir, "--", "head -c "+strconv.Itoa(gib)+" /dev/zero")
+		sup, cpuSup = append(sup, u.wall), append(cpuSup, u.cpu)
+		rss = max(rss, u.hwm)
+		runs, _ := filepath.Glob(filepath.Join(dir, "shellsup-*"))
+		for _, r := range runs {
+			os.RemoveAll(r) // 256 MiB each
+		}
+	}
+	b, s := median(base), median(sup)
+	row(fmt.Sprintf("drain 1 GiB with `--spill` (256 MiB kept), wall (%d runs)", *heavy), ms(b), ms(s), fmt.Sprintf("%.2f× cat's speed", float64(b)/float64(s)), "≥ 1.0×", ptr(s <= b))
+	cb, cs := median(cpuCat), median(cpuSup)
+	row("drain 1 GiB with `--spill`, CPU time: cat vs shellsup itself", ms(cb), ms(cs), fmt.Sprintf("%.2f× cat's", float64(cs)/float64(cb)), "≤ 1.0×", ptr(cs <= cb))
+	row("peak RSS of shellsup itself (VmHWM) passing 1 GiB with `--spill`", "", fmt.Sprintf("%.2f MiB", float64(rss)/1024), "", "≤ 8 MiB", ptr(rss <= 8<<10))
 }
 
-// settle is how long both teardown runs let 500 freshly started sleepers
-// finish starting before they are killed.
+// progressLatency has bash print lines stamped with $EPOCHREALTIME (a builtin: no fork between
+// the stamp and the write), 5 ms apart, and measures when each reaches this process as a frame.
+func progressLatency() {
+	const lines = 400
+	cmd := exec.Command(*bin, "--frames", "--", fmt.Sprintf(`for i in $(seq %d); do echo "t $EPOCHREALTIME"; sleep 0.005; done`, lines))
+	cmd.Env = append(env(), "LC_ALL=C")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		fatal(err)
+	}
+	var lat []time.Duration
+	var partial string
+	dec := protocol.NewDecoder(bufio.NewReader(out))
+	for {
+		var f protocol.Frame
+		if err := dec.Decode(&f); err != nil {
+			if err != io.EOF {
+				fatal(fmt.Errorf("progress latency frames: %w", err))
+			}
+			break
+		}
+		p, ok := f.(*protocol.Progress)
+		if !ok || p.Stream != "stdout" {
+			continue
+		}
+		now := time.Now()
+		text := partial + p.Text
+		parts := strings.Split(text, "\n")
+		partial = parts[len(parts)-1]
+		for _, l := range parts[:len(parts)-1] {
+			var sec, usec int64
+			if _, err := fmt.Sscanf(l, "t %d.%d", &sec, &usec); err == nil {
+				lat = append(lat, now.Sub(time.Unix(sec, usec*1000)))
+			}
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		fatal(fmt.Errorf("progress latency run: %w", err))
+	}
+	if len(lat) < lines/2 {
+		fatal(fmt.Errorf("progress latency: only %d of %d stamped lines arrived", len(lat), lines))
+	}
+	m := median(lat)
+	row(fmt.Sprintf("progress latency: bash's write to the frame here (%d lines, median / p99)", len(lat)), "", ms(m)+" / "+ms(percentile(lat, 99)), "", "median ≤ 2 ms", ptr(m <= 2*time.Millisecond))
+}
+
+// teardown compares shellsup's cleanup of n setsid sleepers (its own account of the time from
+// bash's exit to the last reap) with cgroup.kill of n sleepers in a scratch cgroup, timed from the
+// write to "populated 0". Each tier gets a row; the binary reports the tier it used.
+func teardown(n, reps int) {
+	var base, reaped []time.Duration
+	sup := map[string][]time.Duration{}
+	baseNote := ""
+	for i := 0; i < reps; i++ {
+		if d, r, err := cgroupKill(n); err != nil {
+			baseNote = err.Error()
+		} else {
+			base, reaped = append(base, d), append(reaped, r)
+		}
+		tier, d := shellsupCleanup(n)
+		sup[tier] = append(sup[tier], d)
+	}
+	for _, tier := range []string{"cgroup", "subreaper"} {
+		what := fmt.Sprintf("kill+reap %d setsid sleepers, %s tier: cgroup.kill → populated 0 vs shellsup cleanup", n, tier)
+		ds := sup[tier]
+		switch {
+		case len(ds) == 0:
+			row(what, "", "", "the binary did not use this tier", "≤ 1.1×", nil)
+		case len(base) == 0:
+			row(what, "n/a ("+baseNote+")", ms(median(ds)), "", "≤ 1.1×", nil)
+		default:
+			b, s := median(base), median(ds)
+			ratio := float64(s) / float64(b)
+			row(fmt.Sprintf("%s (%d runs; cgroup.kill until all reaped: %s)", what, reps, ms(median(reaped))), ms(b), ms(s), fmt.Sprintf("%.2f×", ratio), "≤ 1.1×", ptr(ratio <= 1.1))
+		}
+	}
+}
+
+// settle is how long both teardown runs let freshly started sleepers finish starting before
+// they are killed.
 const settle = 500 * time.Millisecond
 
-// shellsupCleanup runs n setsid sleepers under shellsup and returns its
-// cleanup time and tier; deaf sleepers ignore SIGTERM and get no grace.
-func shellsupCleanup(n int, deaf bool) (time.Duration, string) {
-	// bash waits until every sleeper has exec'd sleep and then lets their
-	// start-up (the dynamic loader) finish, so the cleanup is measured on a
-	// settled tree, as the cgroup baseline is.
+// shellsupCleanup runs n setsid sleepers under shellsup and returns the tier it used and its
+// cleanup time.
+func shellsupCleanup(n int) (string, time.Duration) {
+	// bash waits until every sleeper has exec'd sleep and then lets their start-up (the dynamic
+	// loader) finish, so the cleanup is measured on a settled tree, as the cgroup baseline is.
 	script := fmt.Sprintf(`for i in $(seq %d); do setsid sleep 300 & done
 for p in $(jobs -p); do c=; until [ "$c" = sleep ]; do read -r c < /proc/$p/comm; done; done
 sleep %g`, n, settle.Seconds())
-	args := []string{"--frames"}
-	if deaf {
-		script = "trap '' TERM\n" + script // ignored dispositions survive exec
-		args = append(args, "--grace", "0")
-	}
-	cmd := exec.Command(*bin, append(args, "--", script)...)
+	cmd := exec.Command(*bin, "--frames", "--", script)
 	cmd.Env = env()
 	out, err := cmd.Output()
 	if err != nil {
@@ -166,34 +423,32 @@ sleep %g`, n, settle.Seconds())
 			if t.Cleanup.Signalled < n {
 				fatal(fmt.Errorf("cleanup signalled %d of %d sleepers", t.Cleanup.Signalled, n))
 			}
-			if len(t.Cleanup.Stragglers) > 0 {
-				fatal(fmt.Errorf("cleanup left stragglers: %v", t.Cleanup.Stragglers))
-			}
-			return time.Duration(t.Cleanup.Ms) * time.Millisecond, t.Cleanup.Tier
+			return t.Cleanup.Tier, time.Duration(t.Cleanup.Ms) * time.Millisecond
 		}
 	}
 }
 
-// cgroupKill starts n sleepers directly in a fresh cgroup v2 leaf
-// (CLONE_INTO_CGROUP), then times cgroup.kill until cgroup.events says
-// "populated 0".
-func cgroupKill(n int) (time.Duration, error) {
+// cgroupKill starts n sleepers directly in a fresh cgroup v2 leaf (CLONE_INTO_CGROUP), then
+// times cgroup.kill until cgroup.events says "populated 0", and on until this process has reaped
+// every sleeper (which "populated 0" does not wait for, and shellsup's cleanup does).
+func cgroupKill(n int) (populated, reaped time.Duration, err error) {
 	root, err := cgroup2Root()
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	dir := filepath.Join(root, fmt.Sprintf("shellsup-bench-%d", os.Getpid()))
 	if err := os.Mkdir(dir, 0o755); err != nil {
-		return 0, fmt.Errorf("creating a scratch cgroup: %w", err)
+		return 0, 0, fmt.Errorf("creating a scratch cgroup: %w", err)
 	}
 	defer os.Remove(dir)
 	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer syscall.Close(fd)
 	cmds := make([]*exec.Cmd, 0, n)
 	defer func() {
+		_ = os.WriteFile(filepath.Join(dir, "cgroup.kill"), []byte("1"), 0) // on an early return too
 		for _, c := range cmds {
 			_ = c.Wait() // killed: reap
 		}
@@ -202,25 +457,32 @@ func cgroupKill(n int) (time.Duration, error) {
 		c := exec.Command("sleep", "300")
 		c.SysProcAttr = &syscall.SysProcAttr{Setsid: true, UseCgroupFD: true, CgroupFD: fd}
 		if err := c.Start(); err != nil {
-			return 0, fmt.Errorf("starting a sleeper in the cgroup: %w", err)
+			return 0, 0, fmt.Errorf("starting a sleeper in the cgroup: %w", err)
 		}
 		cmds = append(cmds, c)
 	}
 	time.Sleep(settle) // as the shellsup run does
 	start := time.Now()
 	if err := os.WriteFile(filepath.Join(dir, "cgroup.kill"), []byte("1"), 0); err != nil {
-		return 0, fmt.Errorf("cgroup.kill: %w", err)
+		return 0, 0, fmt.Errorf("cgroup.kill: %w", err)
 	}
 	for {
 		ev, err := os.ReadFile(filepath.Join(dir, "cgroup.events"))
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		if strings.Contains(string(ev), "populated 0") {
-			return time.Since(start), nil
+			populated = time.Since(start)
+			break
 		}
 		time.Sleep(200 * time.Microsecond)
 	}
+	for _, c := range cmds {
+		_ = c.Wait() // killed
+	}
+	reaped = time.Since(start)
+	cmds = nil
+	return populated, reaped, nil
 }
 
 // cgroup2Root finds a writable cgroup v2 mount (unified or hybrid).
@@ -236,16 +498,4 @@ func cgroup2Root() (string, error) {
 		}
 	}
 	return "", fmt.Errorf("no cgroup2 mount")
-}
-
-func peakRSS() {
-	var rss []int64
-	for i := 0; i < 3; i++ {
-		cmd := exec.Command(*bin, "--frames", "--", "head -c 1073741824 /dev/zero")
-		cmd.Stdout, _ = os.OpenFile(os.DevNull, os.O_WRONLY, 0)
-		timeRun(cmd)
-		rss = append(rss, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss)
-	}
-	sort.Slice(rss, func(i, j int) bool { return rss[i] < rss[j] })
-	fmt.Printf("| peak RSS of shellsup passing 1 GiB | | %.1f MiB | | ≤ 12 MiB |\n", float64(rss[1])/1024)
 }

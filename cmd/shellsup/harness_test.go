@@ -63,6 +63,7 @@ type opts struct {
 	// (cancel, close stdin, signal shellsup).
 	onFrame     func(r *running, f protocol.Frame)
 	noLeakCheck bool
+	owned       []int // the test's own running children, not leaks
 }
 
 // result is what a run produced.
@@ -168,7 +169,7 @@ func runShellsup(t *testing.T, o opts) result {
 		r.stdin.Close()
 	}
 	if !o.noLeakCheck {
-		reapertest.Check(t, tok)
+		reapertest.Check(t, tok, o.owned...)
 	}
 	return res
 }

@@ -36,7 +36,8 @@ func TestParentClosesStdin(t *testing.T) {
 }
 
 func TestSignalsToShellsupCancel(t *testing.T) {
-	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
+	// A cancel by signal N exits 128+N, as shells and timeout(1) do.
+	for sig, code := range map[syscall.Signal]int{syscall.SIGTERM: 143, syscall.SIGINT: 130, syscall.SIGHUP: 129} {
 		t.Run(sig.String(), func(t *testing.T) {
 			r := runShellsup(t, opts{
 				command: busyCommand, control: true,
@@ -45,7 +46,7 @@ func TestSignalsToShellsupCancel(t *testing.T) {
 			tot := requireTotals(t, r)
 			assert.True(t, tot.Cancelled)
 			assert.Equal(t, protocol.ReasonSignal, tot.CancelReason)
-			assert.Equal(t, 130, r.exit)
+			assert.Equal(t, code, r.exit)
 		})
 	}
 }

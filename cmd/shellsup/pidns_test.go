@@ -266,7 +266,8 @@ func TestPidnsUnprivileged(t *testing.T) {
 	tok := reapertest.NewToken()
 	cmd := exec.Command("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
 		bin, "--frames", "--pidns", "--cwd", work, "--",
-		"sleep 300 & touch made; id -u; ps -eo comm= | wc -l; grep CapEff /proc/self/status; exit 6")
+		"sleep 300 & touch made; id -u; ps -eo comm= | wc -l; grep CapEff /proc/self/status; "+
+			"cat /proc/1/fd/3 </dev/null >/dev/null 2>&1 || echo init-fds-closed; exit 6")
 	cmd.Env = append(baseEnv(tok), "HOME="+work)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -279,6 +280,7 @@ func TestPidnsUnprivileged(t *testing.T) {
 	assert.Equal(t, 6, *tot.ExitCode, "stderr %q", tot.Stderr)
 	assert.True(t, strings.HasPrefix(tot.Stdout, "65534\n"), "stdout %q", tot.Stdout)
 	assert.Contains(t, tot.Stdout, "CapEff:\t0000000000000000", "no capability reaches bash")
+	assert.Contains(t, tot.Stdout, "init-fds-closed", "the init is not dumpable: its status pipe is out of the command's reach")
 	var st syscall.Stat_t
 	require.NoError(t, syscall.Stat(filepath.Join(work, "made"), &st))
 	assert.Equal(t, uint32(65534), st.Uid)

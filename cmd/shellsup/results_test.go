@@ -92,7 +92,9 @@ func TestTermIgnorerKilledAtGrace(t *testing.T) {
 	assert.True(t, tot.TimedOut)
 	ms := time.Duration(tot.Cleanup.Ms) * time.Millisecond
 	assert.GreaterOrEqual(t, ms, 1500*time.Millisecond, "killed before the grace ended")
-	assert.Less(t, ms, 1500*time.Millisecond+2*time.Second, "not killed at the grace")
+	// The documented bound: grace + the 3 s kill budget (a loaded 2-CPU
+	// machine can take seconds to schedule the kill of a tree).
+	assert.Less(t, ms, 1500*time.Millisecond+3*time.Second, "not killed within grace + kill budget")
 	assert.GreaterOrEqual(t, tot.Cleanup.Killed, 1)
 	assert.Equal(t, "SIGKILL", *tot.Signal)
 }

@@ -20,15 +20,19 @@ var Usage = fmt.Sprintf(`usage: shellsup [options] -- COMMAND
        shellsup decode < FRAMES
        shellsup sweep [--cgroup PATH]
 
-Runs /bin/bash -lc COMMAND with stdin /dev/null, streams its output, and
-when it finishes, times out or is cancelled, kills and reaps every process
-it started before reporting.
+Runs /bin/bash -lc COMMAND (--no-login: bash --norc -c) with stdin /dev/null,
+streams its output, and when it finishes, times out or is cancelled, kills
+and reaps every process it started before reporting.
 
 options:
   --timeout SECONDS  stop the command after this long (default %g, at most %g)
   --cwd DIR          working directory (default: the current one)
   --budget BYTES     capture budget shared by stdout and stderr (default %d, at most %d)
   --grace SECONDS    SIGTERM → SIGKILL grace at cleanup (default %g, at most %g)
+  --no-login         bash --norc -c instead of bash -lc: no profile or rc file is read
+  --scrub-env        drop variables whose names mark credentials (*_TOKEN, AWS_*, ...)
+  --agent-env        set PAGER=cat, GIT_PAGER=cat, NO_COLOR=1, TERM=dumb, ...
+  --workspace DIR    the working directory (default DIR) must lie in DIR, links followed
   --frames           machine mode: msgpack frames on stdout, control frames on stdin
   --pidns            run the command in its own PID namespace (see the README)
   --max-procs N      at most N processes and threads at once (pids.max)
@@ -36,6 +40,16 @@ options:
   --cgroup PATH      make the run's leaf cgroup under this delegated cgroup v2
   --no-cgroup        make no cgroup leaf: the subreaper floor (and --pidns) only
   --require TIER     refuse to run unless TIER (cgroup or pidns) is in force
+  --spill DIR        write the raw stdout and stderr to private files in a new
+                     directory under DIR (named in totals)
+  --spill-max BYTES  limit of each spill file (default 256M; K, M, G suffixes)
+  --capture MODE     head (default), tail or head+tail: which part of the output
+                     the capture keeps when it exceeds the budget
+  --lifetime SECONDS a job's lifetime instead of --timeout (at most 7d; s, m, h, d
+                     suffixes: 1h)
+  --redact           replace secrets (tokens, keys) in the captured text
+  --redact-pattern RE  a further secret pattern (Go regexp; repeatable; implies --redact)
+  --quiet            human mode: no summary line
   --version          print the version
   --help             print this help
 
@@ -46,7 +60,8 @@ shellsup sweep kills and removes the leaf cgroups of shellsups that died
 (e.g. SIGKILLed) and prints what it removed; every run does the same first.
 
 exit status: the command's (128+N if a signal N ended it); 124 timed out;
-130 cancelled; 125 shellsup failed; 126/127 bash could not be run / not found.
+128+N cancelled by signal N (SIGINT 130, SIGTERM 143), 130 other cancels;
+125 shellsup failed; 126/127 bash could not be run / not found.
 `, request.DefaultTimeout, request.MaxTimeout, request.DefaultBudget, request.MaxBudget,
 	request.DefaultGrace, request.MaxGrace)
 
@@ -108,6 +123,11 @@ func Parse(argv []string) (supervisor.Args, error) {
 	fs.StringVar(&a.Cgroup, "cgroup", "", "")
 	fs.BoolVar(&a.NoCgroup, "no-cgroup", false, "")
 	fs.StringVar(&a.Require, "require", "", "")
+	fs.BoolVar(&a.NoLogin, "no-login", false, "")
+	fs.BoolVar(&a.ScrubEnv, "scrub-env", false, "")
+	fs.BoolVar(&a.AgentEnv, "agent-env", false, "")
+	fs.StringVar(&a.Workspace, "workspace", "", "")
+	outputFlags(fs, &a.Output)
 	showVersion := fs.Bool("version", false, "")
 	if err := fs.Parse(argv); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -118,8 +138,23 @@ func Parse(argv []string) (supervisor.Args, error) {
 	if *showVersion {
 		return a, ErrVersion
 	}
+	if err := refuseEmpty(fs, "workspace"); err != nil {
+		return a, err
+	}
 	a.Command = fs.Args()
 	return a, nil
+}
+
+// refuseEmpty refuses an option given with an empty value where "" would
+// silently mean "not given": --workspace "" must not drop the check.
+func refuseEmpty(fs *flag.FlagSet, name string) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == name && f.Value.String() == "" {
+			err = &request.ValidationError{Msg: fmt.Sprintf(`%s must be a directory (got "")`, name)}
+		}
+	})
+	return err
 }
 
 // options is the part of argv before "--".
@@ -133,7 +168,7 @@ func options(argv []string) []string {
 }
 
 // optionNames lists the options for an "unknown option" message.
-const optionNames = "--timeout, --cwd, --budget, --grace, --frames, --pidns, --max-procs, --max-memory, --cgroup, --no-cgroup, --require, --version, --help"
+const optionNames = "--timeout, --cwd, --budget, --grace, --no-login, --scrub-env, --agent-env, --workspace, --frames, --pidns, --max-procs, --max-memory, --cgroup, --no-cgroup, --require, --spill, --spill-max, --capture, --lifetime, --redact, --redact-pattern, --quiet, --version, --help"
 
 // describeFlagError rewords the flag package's errors, naming the option
 // the way the user typed it ("-V" stays "-V", "--V" stays "--V").
@@ -165,4 +200,18 @@ func typed(argv []string, name string) string {
 		}
 	}
 	return "--" + name
+}
+
+// outputFlags registers the options about the output and a job's lifetime.
+func outputFlags(fs *flag.FlagSet, o *supervisor.OutputArgs) {
+	fs.StringVar(&o.Spill, "spill", "", "")
+	fs.StringVar(&o.SpillMax, "spill-max", "", "")
+	fs.StringVar(&o.Capture, "capture", "", "")
+	fs.StringVar(&o.Lifetime, "lifetime", "", "")
+	fs.BoolVar(&o.Redact, "redact", false, "")
+	fs.Func("redact-pattern", "", func(s string) error {
+		o.RedactPatterns = append(o.RedactPatterns, s)
+		return nil
+	})
+	fs.BoolVar(&o.Quiet, "quiet", false, "")
 }

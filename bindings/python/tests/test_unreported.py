@@ -38,20 +38,41 @@ def test_a_stopped_shellsup_is_continued_and_cleans_up(leaks, monkeypatch, mode)
     assert leaks.survivors() == []
 
 
+def _default_tier():
+    return shell.run("true", progress=None).cleanup["tier"]
+
+
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_a_shellsup_killed_by_its_command_is_reported_with_what_is_left(leaks, mode):
-    # SIGKILL to shellsup: nobody is left to clean up in this tier. The
-    # binding says so and names the command's pid; the test cleans up.
+    # SIGKILL to shellsup. In the subreaper tier nobody is left to clean up:
+    # the binding says so and names the command's pid; the test cleans up.
+    # In the cgroup tier the binding kills the leaf the start frame named.
+    tier = _default_tier()
     with pytest.raises(shell.ShellsupError) as exc:
-        _call(mode, "kill -KILL $PPID; exec sleep 300", timeout=30)
+        _call(mode, "kill -KILL $PPID; setsid sleep 300 & exec sleep 300", timeout=30)
     message = str(exc.value)
     assert exc.value.category == "protocol"
     assert "shellsup was killed by SIGKILL without reporting a result" in message, message
+    if "cgroup" in tier.split("+"):
+        assert "the binding killed every process in its cgroup leaf" in message, message
+        assert "nothing is left" in message, message
+        assert leaks.survivors() == []
+        return
     assert "may still be running" in message
     pid = int(message.split("bash pid ")[1].split(")")[0])
-    left = leaks.wait_for(1, comm="sleep")
+    left = leaks.wait_for(2, comm="sleep")
     assert pid in {p.pid for p in left}, (pid, left)  # the exec'd bash is that sleep
     leaks.kill(left)
+
+
+def test_a_leaf_that_is_not_shellsups_is_never_touched(tmp_path):
+    from shellsup import _leaf
+
+    fake = tmp_path / "not-a-leaf"
+    fake.mkdir()
+    (fake / "cgroup.kill").write_text("")
+    assert "not a shellsup leaf" in _leaf.kill(str(fake))
+    assert (fake / "cgroup.kill").read_text() == "", "nothing written"
 
 
 FREEZER = "/sys/fs/cgroup/freezer"

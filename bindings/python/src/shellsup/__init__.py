@@ -25,7 +25,8 @@ not a descendant and is not stopped.
 from __future__ import annotations
 
 import sys
-from typing import Any, Awaitable, Callable, Mapping, Optional, Union
+import os
+from typing import Any, Awaitable, Callable, Mapping, Optional, Sequence, Union
 
 from ._async import AsyncRun
 from ._errors import CleanupError, ShellsupError
@@ -57,6 +58,7 @@ __all__ = [
 ]
 
 Progress = Optional[Callable[[str, str], Any]]
+PathLike = Union[str, bytes, "os.PathLike[str]"]
 
 
 def print_progress(stream: str, text: str) -> None:
@@ -80,8 +82,19 @@ def run(
     max_procs: Optional[int] = None,
     max_memory: Optional[Union[int, str]] = None,
     pidns: bool = False,
+    no_login: bool = False,
+    scrub_env: bool = False,
+    agent_env: bool = False,
+    workspace: Optional[PathLike] = None,
+    redact: bool = False,
+    redact_patterns: Optional[Sequence[str]] = None,
+    spill: Optional[PathLike] = None,
+    spill_max: Optional[int] = None,
+    capture: Optional[str] = None,
 ) -> SkillResult:
     """Run ``/bin/bash -lc command`` under shellsup and return its SkillResult.
+
+    Every argument after ``timeout`` is keyword-only.
 
     command: the bash ``-c`` string, non-empty, at most 131071 bytes of UTF-8
         (the kernel's per-argument limit, 128 KiB with the NUL).
@@ -97,6 +110,8 @@ def run(
         propagates.
     env: None inherits ``os.environ``; a mapping *replaces* the environment
         entirely (as in subprocess), for shellsup and the command alike.
+        Without ``HOME`` the command gets ``HOME=/nonexistent``, never the
+        home (and profile) of this process's user from the password database.
     budget: capture budget in bytes, shared by stdout and stderr (52 to
         524288); None means the default, 65536.
     grace: seconds between SIGTERM and SIGKILL at cleanup (0 to 60); None
@@ -112,6 +127,30 @@ def run(
         every process of the command. Where the namespaces cannot be made,
         ShellsupError with category "containment_unavailable".
 
+    The shell and environment (README, "The command's environment"), each
+    off by default:
+
+    no_login: ``/bin/bash --norc -c`` instead of the login shell
+        ``bash -lc``: no profile or rc file is read.
+    scrub_env: drop the variables whose names mark credentials
+        (``*_TOKEN``, ``AWS_*``, ...) from the command's environment.
+    agent_env: set ``PAGER=cat``, ``GIT_PAGER=cat``, ``NO_COLOR=1``,
+        ``TERM=dumb`` and the rest of the README's list.
+    workspace: a directory the working directory must be, or lie below,
+        with symbolic links followed (else ShellsupError "validation"
+        quoting both); cwd None then means the workspace.
+
+    The output (shellsup's ``--redact``, ``--spill``, ``--capture``):
+
+    redact: replace secrets (common token shapes) in the captured text and
+        progress. redact_patterns: a list of regular expressions (Go's
+        syntax, checked by shellsup) replaced too; implies redact.
+    spill: a directory where shellsup keeps every raw byte of both streams,
+        beyond the budget; spill_max bounds each file in bytes (None:
+        shellsup's default, 256 MiB) and needs spill.
+    capture: what the result keeps past the budget: ``"head"`` (None, the
+        default), ``"tail"`` or ``"head+tail"``.
+
     Non-zero exits, timeouts and cancellations are results. Raises
     ShellsupError for a run that cannot happen or whose end shellsup did not
     report (``category`` says why); the arguments are checked before
@@ -121,7 +160,9 @@ def run(
     the run is cancelled, its cleanup awaited (bounded), and the interrupt
     re-raised.
     """
-    req = request(command, cwd, timeout, budget, grace, env, max_procs, max_memory, pidns)
+    req = request(command, cwd, timeout, budget, grace, env, max_procs, max_memory, pidns, no_login=no_login,
+                  scrub_env=scrub_env, agent_env=agent_env, workspace=workspace, redact=redact,
+                  redact_patterns=redact_patterns, spill=spill, spill_max=spill_max, capture=capture)
     progress = check_progress(progress)
     runner = Run(req, find_binary(), progress)
     runner.start()
@@ -140,6 +181,15 @@ async def run_async(
     max_procs: Optional[int] = None,
     max_memory: Optional[Union[int, str]] = None,
     pidns: bool = False,
+    no_login: bool = False,
+    scrub_env: bool = False,
+    agent_env: bool = False,
+    workspace: Optional[PathLike] = None,
+    redact: bool = False,
+    redact_patterns: Optional[Sequence[str]] = None,
+    spill: Optional[PathLike] = None,
+    spill_max: Optional[int] = None,
+    capture: Optional[str] = None,
 ) -> SkillResult:
     """The asyncio variant of run(), with the same parameters and result.
 
@@ -150,6 +200,8 @@ async def run_async(
     also be a coroutine function; it is awaited before the next frame is
     taken.
     """
-    req = request(command, cwd, timeout, budget, grace, env, max_procs, max_memory, pidns)
+    req = request(command, cwd, timeout, budget, grace, env, max_procs, max_memory, pidns, no_login=no_login,
+                  scrub_env=scrub_env, agent_env=agent_env, workspace=workspace, redact=redact,
+                  redact_patterns=redact_patterns, spill=spill, spill_max=spill_max, capture=capture)
     progress = check_progress(progress)
     return await AsyncRun(req, find_binary(), progress).wait()

@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import math
 import signal
-from typing import Any, List, Optional, Tuple
+from typing import Any, Callable, List, Optional, Tuple
 
-from . import _frames, _limits
+from . import _frames, _leaf, _limits
 from ._errors import EXEC_FAILED, PROTOCOL, CleanupError, ShellsupError
 from ._result import SkillResult
 from ._session import Session, add_note
@@ -82,6 +82,10 @@ class Core:
         self._stdout_eof = False
         self._overran: Optional[str] = None  # how shellsup stopped reporting, when it did
         self._sent: List[str] = []  # signals the binding sent shellsup, in order
+        # kills the cgroup leaf of a shellsup that died without totals (_leaf.kill;
+        # a test may replace it); its answer goes into the error message
+        self.kill_leaf: Callable[[str], str] = _leaf.kill
+        self._leaf_note: Optional[str] = None
 
     # -- spawning -------------------------------------------------------------
 
@@ -217,6 +221,7 @@ class Core:
     def outcome(self) -> SkillResult:
         """The run's result, or the exception it ends in (called once shellsup is gone)."""
         self._judge_leftovers()
+        self._kill_leftover_leaf()
         pending = self.pending
         if pending is not None:
             if isinstance(pending, ShellsupError) and pending.category == PROTOCOL:
@@ -237,6 +242,17 @@ class Core:
         raise ShellsupError(f"protocol: {self._ending()}", PROTOCOL)
 
     # -- helpers --------------------------------------------------------------------
+
+    def _kill_leftover_leaf(self) -> None:
+        """shellsup gone without totals in the cgroup tier: its tree may still be in
+        the leaf the start frame named; kill it (the one I/O the core does, through
+        the injectable ``kill_leaf``)."""
+        start = self.session.start
+        if self.session.done or start is None or self._leaf_note is not None:
+            return
+        leaf = start.get("cgroup")
+        if isinstance(leaf, str) and leaf:
+            self._leaf_note = self.kill_leaf(leaf)
 
     def _judge_leftovers(self) -> None:
         """Frames or bytes still buffered at the end: the drivers take every frame
@@ -322,6 +338,13 @@ class Core:
             return "it reported an error before running the command"
         start = self.session.start
         if start is not None:
+            if self._leaf_note:
+                return f"its cleanup was not confirmed: {self._leaf_note}"
+            if "pidns" in str(start.get("containment", "")).split("+"):
+                return (
+                    "its cleanup was not confirmed, but the command ran in a PID namespace, "
+                    "which the kernel kills when shellsup dies"
+                )
             return (
                 f"its cleanup was not confirmed: the command (bash pid {start.get('childPid')}) "
                 "and its descendants may still be running"

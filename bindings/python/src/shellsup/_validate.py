@@ -10,7 +10,7 @@ import math
 import os
 from collections import abc
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional, Union
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 from . import _limits
 from ._errors import VALIDATION, ShellsupError
@@ -29,7 +29,45 @@ from ._limits import (
     marker,
 )
 
-__all__ = ["Request", "request", "check_progress", "invalid", "quote", "marker"]
+__all__ = ["Request", "ShellOptions", "request", "check_progress", "invalid", "quote", "marker"]
+
+
+# The values of capture=, as shellsup's --capture takes them.
+CAPTURE_MODES = ("head", "tail", "head+tail")
+
+
+@dataclass(frozen=True)
+class ShellOptions:
+    """The options that pass straight to shellsup's flags: the shell, the
+    environment and the output controls (README, "The command's environment")."""
+
+    no_login: bool = False
+    scrub_env: bool = False
+    agent_env: bool = False
+    workspace: Optional[str] = None  # absolute
+    redact: bool = False
+    redact_patterns: Tuple[str, ...] = ()
+    spill: Optional[str] = None  # absolute
+    spill_max: Optional[int] = None
+    capture: Optional[str] = None
+
+    def flags(self) -> List[str]:
+        """shellsup's flags for these options, in --name=value form (a value
+        starting with "-" cannot be read as a flag)."""
+        flags = [name for on, name in ((self.no_login, "--no-login"), (self.scrub_env, "--scrub-env"),
+                                       (self.agent_env, "--agent-env")) if on]
+        if self.workspace is not None:
+            flags.append("--workspace=" + self.workspace)
+        if self.redact or self.redact_patterns:
+            flags.append("--redact")
+        flags += ["--redact-pattern=" + p for p in self.redact_patterns]
+        if self.spill is not None:
+            flags.append("--spill=" + self.spill)
+        if self.spill_max is not None:
+            flags.append("--spill-max=" + str(self.spill_max))
+        if self.capture is not None:
+            flags.append("--capture=" + self.capture)
+        return flags
 
 
 @dataclass(frozen=True)
@@ -45,6 +83,7 @@ class Request:
     max_procs: Optional[int] = None  # --max-procs
     max_memory: Optional[int] = None  # --max-memory, bytes
     pidns: bool = False
+    options: ShellOptions = ShellOptions()
 
     def argv(self, binary: str) -> List[str]:
         """shellsup's command line in frames mode."""
@@ -58,7 +97,7 @@ class Request:
             args += ["--max-memory", str(self.max_memory)]
         if self.pidns:
             args.append("--pidns")
-        return args + ["--", self.command]
+        return args + self.options.flags() + ["--", self.command]
 
     @property
     def grace_seconds(self) -> float:
@@ -167,24 +206,31 @@ def check_cwd(cwd: Any) -> str:
             return os.getcwd()
         except OSError as exc:
             raise invalid(f"cannot determine the current directory to use as cwd: {exc}") from None
+    return check_directory("cwd", cwd)
+
+
+def check_directory(name: str, value: Any, must_exist: bool = True) -> str:
+    """A path given as str, bytes or os.PathLike, made absolute lexically
+    (symbolic links are kept, as by shellsup and a shell's cd)."""
     try:
-        path = os.fspath(cwd)
+        path = os.fspath(value)
     except TypeError:
-        raise invalid(f"cwd must be a path or None (got {quote(cwd)} of type {type(cwd).__name__})") from None
+        raise invalid(f"{name} must be a path or None (got {quote(value)} of type {type(value).__name__})") from None
     if isinstance(path, bytes):
         path = os.fsdecode(path)
     if path == "":
-        raise invalid('cwd must be a directory path or None (got "")')
+        raise invalid(f'{name} must be a directory path or None (got "")')
     try:
         path.encode("utf-8")
     except UnicodeEncodeError:
-        raise invalid(f"cwd {quote(path)} must be a valid UTF-8 path") from None
-    # Lexical, like shellsup and a shell's cd: symbolic links are kept.
+        raise invalid(f"{name} {quote(path)} must be a valid UTF-8 path") from None
+    if "\0" in path:
+        raise invalid(f"{name} {quote(path)} must not contain a NUL byte")
     absolute = os.path.abspath(path)
-    if not os.path.exists(absolute):
-        raise invalid(f"cwd {quote(path)} does not exist")
-    if not os.path.isdir(absolute):
-        raise invalid(f"cwd {quote(path)} is not a directory")
+    if must_exist and not os.path.exists(absolute):
+        raise invalid(f"{name} {quote(path)} does not exist")
+    if must_exist and not os.path.isdir(absolute):
+        raise invalid(f"{name} {quote(path)} is not a directory")
     return absolute
 
 
@@ -216,22 +262,6 @@ def check_pidns(pidns: Any) -> bool:
     if not isinstance(pidns, bool):
         raise invalid(f"pidns must be True or False (got {quote(pidns)} of type {type(pidns).__name__})")
     return pidns
-
-
-def request(command: Any, cwd: Any, timeout: Any, budget: Any, grace: Any, env: Any,
-            max_procs: Any = None, max_memory: Any = None, pidns: Any = False) -> Request:
-    """Check every argument, in the order of run()'s signature."""
-    return Request(
-        command=check_command(command),
-        cwd=check_cwd(cwd),
-        timeout=check_timeout(timeout),
-        budget=check_budget(budget),
-        grace=check_grace(grace),
-        env=check_env(env),
-        max_procs=check_max_procs(max_procs),
-        max_memory=check_max_memory(max_memory),
-        pidns=check_pidns(pidns),
-    )
 
 
 MIN_PROCS, MAX_PROCS, MIN_MEMORY = _limits.MIN_PROCS, _limits.MAX_PROCS, _limits.MIN_MEMORY
@@ -268,3 +298,83 @@ def check_max_memory(max_memory: Any) -> Optional[int]:
         raise invalid(f"max_memory must be None or at least {MIN_MEMORY} bytes: a number of bytes or a string "
                       f"with a K, M, G or T suffix (powers of 1024), e.g. \"64M\" (got {quote(max_memory)})")
     return value
+def check_flag(name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise invalid(f"{name} must be True or False (got {quote(value)} of type {type(value).__name__})")
+    return value
+
+
+def check_redact_patterns(patterns: Any) -> Tuple[str, ...]:
+    """A list (or tuple) of non-empty strings; their syntax, Go's regular
+    expressions, is checked by shellsup before anything runs."""
+    if patterns is None:
+        return ()
+    if not isinstance(patterns, (list, tuple)):
+        raise invalid("redact_patterns must be a list of regular expressions (strings) or None "
+                      f"(got {quote(patterns)} of type {type(patterns).__name__})")
+    for i, p in enumerate(patterns):
+        if not isinstance(p, str) or p == "":
+            got = '""' if p == "" else f"{quote(p)} of type {type(p).__name__}"
+            raise invalid(f"redact_patterns[{i}] must be a non-empty string (got {got})")
+        if "\0" in p:
+            raise invalid(f"redact_patterns[{i}] must not contain a NUL byte (got {quote(p)})")
+        try:
+            p.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise invalid(f"redact_patterns[{i}] must be valid UTF-8 (got {quote(p)}: {exc.reason})") from None
+    return tuple(patterns)
+
+
+def check_spill_max(spill_max: Any, spill: Optional[str]) -> Optional[int]:
+    if spill_max is None:
+        return None
+    if not isinstance(spill_max, int) or isinstance(spill_max, bool) or spill_max <= 0:
+        got = _shown(spill_max) if isinstance(spill_max, int) and not isinstance(spill_max, bool) \
+            else f"{quote(spill_max)} of type {type(spill_max).__name__}"
+        raise invalid(f"spill_max must be a whole number of bytes greater than 0, or None for shellsup's default "
+                      f"(256 MiB) (got {got})")
+    if spill is None:
+        raise invalid(f"spill_max (got {_shown(spill_max)}) needs a spill directory: pass spill= too")
+    return spill_max
+
+
+def check_capture(capture: Any) -> Optional[str]:
+    if capture is not None and capture not in CAPTURE_MODES:
+        raise invalid(f'capture must be "head", "tail" or "head+tail", or None for "head" (got {quote(capture)})')
+    return capture
+
+
+def shell_options(no_login: Any = False, scrub_env: Any = False, agent_env: Any = False, workspace: Any = None,
+                  redact: Any = False, redact_patterns: Any = None, spill: Any = None, spill_max: Any = None,
+                  capture: Any = None) -> ShellOptions:
+    """Check the pass-through options, in the order of run()'s signature."""
+    no_login = check_flag("no_login", no_login)
+    scrub_env = check_flag("scrub_env", scrub_env)
+    agent_env = check_flag("agent_env", agent_env)
+    workspace = None if workspace is None else check_directory("workspace", workspace)
+    redact = check_flag("redact", redact)
+    patterns = check_redact_patterns(redact_patterns)
+    spill = None if spill is None else check_directory("spill", spill)
+    return ShellOptions(no_login=no_login, scrub_env=scrub_env, agent_env=agent_env, workspace=workspace,
+                        redact=redact, redact_patterns=patterns, spill=spill,
+                        spill_max=check_spill_max(spill_max, spill), capture=check_capture(capture))
+
+
+def request(command: Any, cwd: Any, timeout: Any, budget: Any, grace: Any, env: Any,
+            max_procs: Any = None, max_memory: Any = None, pidns: Any = False, **options: Any) -> Request:
+    """Check every argument, in the order of run()'s signature. options are
+    shell_options()'s; with a workspace, cwd None means the workspace."""
+    command = check_command(command)
+    given_cwd = None if cwd is None else check_cwd(cwd)
+    timeout = check_timeout(timeout)
+    budget = check_budget(budget)
+    grace = check_grace(grace)
+    env = check_env(env)
+    max_procs = check_max_procs(max_procs)
+    max_memory = check_max_memory(max_memory)
+    pidns = check_pidns(pidns)
+    opts = shell_options(**options)
+    if given_cwd is None:
+        given_cwd = opts.workspace if opts.workspace is not None else check_cwd(None)
+    return Request(command=command, cwd=given_cwd, timeout=timeout, budget=budget, grace=grace, env=env,
+                   max_procs=max_procs, max_memory=max_memory, pidns=pidns, options=opts)

@@ -1,0 +1,167 @@
+package shellsup
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/shellsup/shellsup/environ"
+)
+
+// argvOf runs req against a stand-in binary that records its arguments,
+// one per line, and exits; it returns them. The run itself fails (the
+// stand-in sends no frames), which is not what is tested here.
+func argvOf(t *testing.T, req Request) []string {
+	t.Helper()
+	log := filepath.Join(t.TempDir(), "argv")
+	req.Binary = writeScript(t, `for a in "$@"; do printf '%s\n' "$a"; done > '`+log+`'`)
+	_, err := Run(context.Background(), req)
+	require.Error(t, err)
+	raw, rerr := os.ReadFile(log)
+	require.NoError(t, rerr, "the binary was not run: %v", err)
+	return strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
+}
+
+// Each option becomes the flag of the same name, in --name=value form,
+// before "--"; the zero Request adds none.
+func TestShellOptionsBecomeFlags(t *testing.T) {
+	plain := argvOf(t, Request{Command: "true"})
+	assert.Equal(t, []string{"--frames", "--timeout=120", "--", "true"}, plain)
+
+	all := argvOf(t, Request{Command: "-x", NoLogin: true, ScrubEnv: true, AgentEnv: true, Workspace: "/w",
+		RedactPatterns: []string{`-tok_[a-z]+`, `a=b`}, Spill: "/s", SpillMax: 64 << 20, Capture: "head+tail"})
+	assert.Equal(t, []string{"--frames", "--timeout=120", "--no-login", "--scrub-env", "--agent-env", "--workspace=/w",
+		"--redact", "--redact-pattern=-tok_[a-z]+", "--redact-pattern=a=b", "--spill=/s", "--spill-max=67108864",
+		"--capture=head+tail", "--", "-x"}, all)
+
+	assert.Equal(t, []string{"--frames", "--timeout=120", "--redact", "--capture=tail", "--", "true"},
+		argvOf(t, Request{Command: "true", Redact: true, Capture: "tail"}))
+}
+
+// The options that can be checked cheaply are refused before anything is
+// spawned, with the value quoted.
+func TestShellOptionsValidation(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(*Request)
+		want string
+	}{
+		{"capture unknown", func(r *Request) { r.Capture = "middle" }, `capture must be "head", "tail" or "head+tail" ("" means "head") (got "middle")`},
+		{"capture case", func(r *Request) { r.Capture = "Tail" }, `capture must be "head", "tail" or "head+tail" ("" means "head") (got "Tail")`},
+		{"spill max negative", func(r *Request) { r.SpillMax = -1; r.Spill = "/tmp" }, "spill max must be 0 (the default, 256 MiB) or a positive number of bytes (got -1)"},
+		{"spill max without spill", func(r *Request) { r.SpillMax = 1024 }, "spill max (got 1024) needs a spill directory: set Spill too"},
+		{"spill with NUL", func(r *Request) { r.Spill = "/tmp/a\x00" }, `spill must be a valid UTF-8 path without NUL bytes (got "/tmp/a\x00")`},
+		{"workspace not UTF-8", func(r *Request) { r.Workspace = "/tmp/\xff" }, `workspace must be a valid UTF-8 path without NUL bytes (got "/tmp/\xff")`},
+		{"redact pattern invalid", func(r *Request) { r.RedactPatterns = []string{"ok", "a(b"} }, `redact pattern 1 ("a(b") is not a valid regular expression: error parsing regexp: missing closing ): ` + "`a(b`"},
+		{"redact pattern empty", func(r *Request) { r.RedactPatterns = []string{""} }, "redact pattern 0 must not be empty"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sentinel := filepath.Join(t.TempDir(), "spawned")
+			req := newRequest(t, "true")
+			req.Binary = writeScript(t, "touch "+sentinel)
+			tc.edit(&req)
+			res, err := Run(context.Background(), req)
+			var e *Error
+			require.ErrorAs(t, err, &e)
+			assert.Equal(t, CategoryValidation, e.Category)
+			assert.Equal(t, tc.want, e.Message)
+			assert.Zero(t, res)
+			assert.NoFileExists(t, sentinel, "nothing may be spawned")
+		})
+	}
+}
+
+// An Env without HOME gives the command HOME=/nonexistent: bash does not
+// take root's home, and a login shell reads no profile from it.
+func TestEnvWithoutHome(t *testing.T) {
+	req := newRequest(t, `echo "$HOME"; echo ~`)
+	var env []string
+	for _, kv := range req.Env {
+		if !strings.HasPrefix(kv, "HOME=") {
+			env = append(env, kv)
+		}
+	}
+	req.Env = env
+	res, err := Run(context.Background(), req)
+	require.NoError(t, err)
+	assert.Equal(t, environ.NoHome+"\n"+environ.NoHome+"\n", res.Stdout)
+	assert.Empty(t, res.Stderr)
+}
+
+// NoLogin: bash reads no profile. The same HOME read in login mode shows
+// the test can tell.
+func TestNoLogin(t *testing.T) {
+	for _, noLogin := range []bool{false, true} {
+		home := t.TempDir()
+		ran := filepath.Join(home, "ran")
+		for _, name := range []string{".profile", ".bash_profile", ".bashrc"} {
+			require.NoError(t, os.WriteFile(filepath.Join(home, name), []byte("echo "+name+" >> '"+ran+"'\n"), 0o644))
+		}
+		req := newRequest(t, "shopt -q login_shell && echo login || echo plain")
+		req.Env = append(req.Env, "HOME="+home)
+		req.NoLogin = noLogin
+		res, err := Run(context.Background(), req)
+		require.NoError(t, err)
+		got, _ := os.ReadFile(ran) // absent when no profile ran
+		if noLogin {
+			assert.Equal(t, "plain\n", res.Stdout)
+			assert.Empty(t, string(got))
+		} else {
+			assert.Equal(t, "login\n", res.Stdout)
+			assert.Equal(t, ".bash_profile\n", string(got))
+		}
+	}
+}
+
+func TestScrubAndAgentEnv(t *testing.T) {
+	req := newRequest(t, `echo "token=${GITHUB_TOKEN-unset} key=${AWS_SECRET_ACCESS_KEY-unset} keep=$KEEP pager=$PAGER color=${NO_COLOR-unset} term=$TERM"`)
+	req.Env = append(req.Env, "GITHUB_TOKEN=ghp_x", "AWS_SECRET_ACCESS_KEY=s", "KEEP=1", "PAGER=less", "TERM=xterm")
+	res, err := Run(context.Background(), req)
+	require.NoError(t, err)
+	assert.Equal(t, "token=ghp_x key=s keep=1 pager=less color=unset term=xterm\n", res.Stdout)
+
+	req.ScrubEnv, req.AgentEnv = true, true
+	res, err = Run(context.Background(), req)
+	require.NoError(t, err)
+	assert.Equal(t, "token=unset key=unset keep=1 pager=cat color=1 term=dumb\n", res.Stdout)
+}
+
+func TestWorkspace(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	ws, outside := filepath.Join(root, "ws"), filepath.Join(root, "outside")
+	require.NoError(t, os.MkdirAll(filepath.Join(ws, "sub"), 0o755))
+	require.NoError(t, os.Mkdir(outside, 0o755))
+	require.NoError(t, os.Symlink(outside, filepath.Join(ws, "out")))
+
+	req := newRequest(t, "pwd")
+	req.Workspace = ws
+	res, err := Run(context.Background(), req)
+	require.NoError(t, err)
+	assert.Equal(t, ws, res.Cwd, "Cwd \"\" means the workspace")
+	assert.Equal(t, ws+"\n", res.Stdout)
+
+	req.Cwd = filepath.Join(ws, "sub")
+	res, err = Run(context.Background(), req)
+	require.NoError(t, err)
+	assert.Equal(t, req.Cwd+"\n", res.Stdout)
+
+	for _, cwd := range []string{filepath.Join(ws, "out"), filepath.Join(ws, "sub", "..", "..")} {
+		marker := filepath.Join(t.TempDir(), "spawned")
+		req := newRequest(t, "touch "+marker)
+		req.Workspace, req.Cwd = ws, cwd
+		res, err := Run(context.Background(), req)
+		var e *Error
+		require.ErrorAs(t, err, &e)
+		assert.Equal(t, CategoryValidation, e.Category)
+		assert.Contains(t, e.Message, `cwd "`+filepath.Clean(cwd)+`" resolves to`)
+		assert.Contains(t, e.Message, `outside workspace "`+ws+`"`)
+		assert.Zero(t, res)
+		assert.NoFileExists(t, marker)
+	}
+}

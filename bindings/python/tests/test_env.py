@@ -1,0 +1,165 @@
+"""The shell, environment and output options: no_login, scrub_env, agent_env, workspace
+(through the real binary), and redact, redact_patterns, spill, spill_max, capture (passed
+through as shellsup's flags)."""
+
+import asyncio
+import os
+import sys
+
+import pytest
+
+import shellsup as shell
+from shellsup import _validate
+
+
+def run(command, **kw):
+    return shell.run(command, progress=None, **kw)
+
+
+def run_async(command, **kw):
+    return asyncio.run(shell.run_async(command, progress=None, **kw))
+
+
+DRIVERS = [pytest.param(run, id="run"), pytest.param(run_async, id="run_async")]
+
+
+@pytest.fixture
+def profile_home(tmp_path):
+    """A HOME whose every startup file appends its name to HOME/ran when bash reads it."""
+    home = tmp_path / "home"
+    home.mkdir()
+    ran = home / "ran"
+    for name in (".profile", ".bash_profile", ".bash_login", ".bashrc"):
+        (home / name).write_text(f"echo {name} >> '{ran}'\n")
+    return home, lambda: ran.read_text() if ran.exists() else ""
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_no_login_reads_no_profile(driver, profile_home, monkeypatch):
+    home, ran = profile_home
+    monkeypatch.setenv("HOME", str(home))
+    result = driver("shopt -q login_shell && echo login || echo plain")
+    assert (result["stdout"], ran()) == ("login\n", ".bash_profile\n"), "the default is a login shell"
+    (home / "ran").unlink()
+    monkeypatch.setenv("SSH_CLIENT", "10.0.0.1 5555 22")  # Debian's bash reads ~/.bashrc for sshd
+    monkeypatch.setenv("SHLVL", "0")
+    result = driver("shopt -q login_shell && echo login || echo plain", no_login=True)
+    assert (result["stdout"], ran()) == ("plain\n", "")
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_env_without_home_gets_nonexistent(driver):
+    env = {k: v for k, v in os.environ.items() if k != "HOME"}
+    result = driver('echo "$HOME"; echo ~', env=env)
+    assert result["stdout"] == "/nonexistent\n/nonexistent\n"
+    assert result["stderr"] == ""
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_scrub_env_and_agent_env(driver, monkeypatch):
+    for kv in ("GITHUB_TOKEN=ghp_x", "AWS_SECRET_ACCESS_KEY=s", "OPENAI_API_KEY=sk", "KEEP_ME=1", "PAGER=less", "TERM=xterm"):
+        name, value = kv.split("=", 1)
+        monkeypatch.setenv(name, value)
+    probe = ('echo "token=${GITHUB_TOKEN-unset} aws=${AWS_SECRET_ACCESS_KEY-unset} openai=${OPENAI_API_KEY-unset} '
+             'keep=$KEEP_ME pager=$PAGER color=${NO_COLOR-unset} term=$TERM"')
+    assert driver(probe)["stdout"] == "token=ghp_x aws=s openai=sk keep=1 pager=less color=unset term=xterm\n"
+    assert driver(probe, scrub_env=True)["stdout"] == "token=unset aws=unset openai=unset keep=1 pager=less color=unset term=xterm\n"
+    assert driver(probe, agent_env=True)["stdout"] == "token=ghp_x aws=s openai=sk keep=1 pager=cat color=1 term=dumb\n"
+    assert driver(probe, scrub_env=True, agent_env=True, env=dict(os.environ))["stdout"] == \
+        "token=unset aws=unset openai=unset keep=1 pager=cat color=1 term=dumb\n"
+
+
+@pytest.fixture
+def workspace(tmp_path):
+    root = tmp_path.resolve()
+    ws, outside = root / "ws", root / "outside"
+    (ws / "sub").mkdir(parents=True)
+    outside.mkdir()
+    (ws / "in").symlink_to(ws / "sub")
+    (ws / "out").symlink_to(outside)
+    return ws
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_workspace_accepts_inside(driver, workspace):
+    result = driver("pwd", workspace=workspace)
+    assert (result["cwd"], result["stdout"]) == (str(workspace), f"{workspace}\n"), "cwd None means the workspace"
+    result = driver("pwd -P", workspace=str(workspace), cwd=workspace / "in")
+    assert (result["cwd"], result["stdout"]) == (str(workspace / "in"), f"{workspace / 'sub'}\n")
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+@pytest.mark.parametrize("where", ["out", "sub/../.."])
+def test_workspace_refuses_escapes(driver, workspace, tmp_path, where):
+    marker = tmp_path / "spawned"
+    cwd = os.path.normpath(workspace / where)
+    with pytest.raises(shell.ShellsupError) as exc:
+        driver(f"touch '{marker}'", workspace=workspace, cwd=workspace / where)
+    assert exc.value.category == "validation"
+    assert f'cwd "{cwd}" resolves to' in str(exc.value)
+    assert f'outside workspace "{workspace}"' in str(exc.value)
+    assert not marker.exists()
+
+
+ROWS = [
+    ("no_login-int", dict(no_login=1), "no_login must be True or False (got 1 of type int)"),
+    ("scrub_env-str", dict(scrub_env="yes"), 'scrub_env must be True or False (got "yes" of type str)'),
+    ("agent_env-none", dict(agent_env=None), "agent_env must be True or False (got None of type NoneType)"),
+    ("redact-int", dict(redact=0), "redact must be True or False (got 0 of type int)"),
+    ("workspace-missing", dict(workspace="/nonexistent/ws"), 'workspace "/nonexistent/ws" does not exist'),
+    ("workspace-file", dict(workspace="/etc/passwd"), 'workspace "/etc/passwd" is not a directory'),
+    ("workspace-int", dict(workspace=3), "workspace must be a path or None (got 3 of type int)"),
+    ("workspace-empty", dict(workspace=""), 'workspace must be a directory path or None (got "")'),
+    ("redact_patterns-str", dict(redact_patterns="AKIA"),
+     'redact_patterns must be a list of regular expressions (strings) or None (got "AKIA" of type str)'),
+    ("redact_patterns-empty", dict(redact_patterns=["ok", ""]), 'redact_patterns[1] must be a non-empty string (got "")'),
+    ("redact_patterns-bytes", dict(redact_patterns=[b"x"]), "redact_patterns[0] must be a non-empty string (got b'x' of type bytes)"),
+    ("redact_patterns-nul", dict(redact_patterns=["a\0"]), "redact_patterns[0] must not contain a NUL byte"),
+    ("spill-missing", dict(spill="/nonexistent/spill"), 'spill "/nonexistent/spill" does not exist'),
+    ("spill_max-zero", dict(spill="/tmp", spill_max=0),
+     "spill_max must be a whole number of bytes greater than 0, or None for shellsup's default (256 MiB) (got 0)"),
+    ("spill_max-str", dict(spill="/tmp", spill_max="64M"), '(got "64M" of type str)'),
+    ("spill_max-bool", dict(spill="/tmp", spill_max=True), "(got True of type bool)"),
+    ("spill_max-alone", dict(spill_max=1024), "spill_max (got 1024) needs a spill directory: pass spill= too"),
+    ("capture-bad", dict(capture="middle"), 'capture must be "head", "tail" or "head+tail", or None for "head" (got "middle")'),
+    ("capture-case", dict(capture="Tail"), '(got "Tail")'),
+]
+
+
+@pytest.mark.parametrize("kwargs,message", [r[1:] for r in ROWS], ids=[r[0] for r in ROWS])
+def test_refused_before_spawn(no_spawn, kwargs, message):
+    for call in (lambda: shell.run("echo never", **kwargs), lambda: asyncio.run(shell.run_async("echo never", **kwargs))):
+        with pytest.raises(shell.ShellsupError) as exc:
+            call()
+        assert exc.value.category == "validation"
+        assert message in str(exc.value)
+
+
+def test_options_become_flags(tmp_path):
+    spill = tmp_path / "spill"
+    spill.mkdir()
+    req = _validate.request("-x", str(tmp_path), None, None, None, None, no_login=True, scrub_env=True, agent_env=True,
+                            workspace=tmp_path, redact_patterns=["-tok_[a-z]+", "a=b"], spill=spill,
+                            spill_max=64 << 20, capture="head+tail")
+    argv = req.argv("shellsup")
+    assert argv[argv.index("--budget") + 2:] == [
+        "--no-login", "--scrub-env", "--agent-env", f"--workspace={tmp_path}", "--redact",
+        "--redact-pattern=-tok_[a-z]+", "--redact-pattern=a=b", f"--spill={spill}", "--spill-max=67108864",
+        "--capture=head+tail", "--", "-x"]
+    plain = _validate.request("true", None, None, None, None, None).argv("shellsup")
+    assert plain[plain.index("--budget") + 2:] == ["--", "true"], "no option, no flag"
+    assert _validate.request("true", None, None, None, None, None, redact=True, capture="tail").argv("x")[-4:] == \
+        ["--redact", "--capture=tail", "--", "true"]
+
+
+def test_options_reach_the_binary(tmp_path, monkeypatch):
+    """run() hands the flags to the binary it runs: a stand-in records its argv."""
+    log = tmp_path / "argv"
+    fake = tmp_path / "fake-shellsup"
+    fake.write_text(f"#!{sys.executable}\nimport sys\nopen({str(log)!r}, 'w').write('\\n'.join(sys.argv[1:]))\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("SHELLSUP_BIN", str(fake))
+    with pytest.raises(shell.ShellsupError):
+        run("true", no_login=True, redact_patterns=["AKIA[0-9A-Z]{16}"], capture="tail")
+    argv = log.read_text().split("\n")
+    assert argv[-6:] == ["--no-login", "--redact", "--redact-pattern=AKIA[0-9A-Z]{16}", "--capture=tail", "--", "true"]

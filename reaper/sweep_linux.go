@@ -1,0 +1,224 @@
+package reaper
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// target is one verified descendant. A child of shellsup is signalled by
+// pid, only while the Waiter is pinned and only if it was not reaped since
+// it was verified (seq). Any other descendant is held as its firm identity,
+// pid and start time (see firm), and signalled through a pidfd opened and
+// checked against it just before the signal, then closed: the cleanup
+// holds at most two fds at a time, however large the tree.
+type target struct {
+	pid, ppid               int
+	start                   uint64 // 0 for a child whose stat was not read
+	state                   byte   // from the last full scan
+	child                   bool
+	seq                     uint64 // child: the Waiter's reap count when verified
+	termed, stopped, killed bool
+	forgotten               bool
+	signalErr               error
+}
+
+// sweep is the state of one cleanup.
+type sweep struct {
+	dir     procDir
+	self    int
+	w       *Waiter
+	targets map[int]*target // by pid
+	order   []*target       // discovery order: parents before children
+	rep     Report
+	phase   string // "term", "stop" or "kill": for tests (testHookVisit)
+	// unsettled is set by a visit that saw a process it could not verify
+	// (its parent changed, or its stat could not be read). Such a round is
+	// not a fixpoint, whatever else it found.
+	unsettled bool
+}
+
+func newSweep(c *Containment, w *Waiter) *sweep {
+	s := &sweep{dir: procDir{root: c.procRoot}, self: c.self, w: w, targets: map[int]*target{}}
+	s.rep.Tier = c.Name()
+	w.Pin(w.track)
+	return s
+}
+
+func (s *sweep) empty() bool {
+	select {
+	case <-s.w.Empty():
+		return true
+	default:
+		return false
+	}
+}
+
+// waitEmpty waits until the tree is empty or until the deadline, and
+// reports whether it is empty.
+func (s *sweep) waitEmpty(deadline time.Time) bool {
+	d := time.Until(deadline)
+	if d <= 0 {
+		return s.empty()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-s.w.Empty():
+		return true
+	case <-t.C:
+		return s.empty()
+	}
+}
+
+// signalAll sends each signal in turn to every target not yet done, a
+// whole pass per signal (a SIGCONT right behind each SIGTERM would contend
+// with a target already exiting on the other CPU). It returns how many
+// targets were signalled.
+func (s *sweep) signalAll(ts []*target, done func(*target) bool, sigs ...unix.Signal) (fresh int) {
+	var todo []*target
+	for _, t := range ts {
+		if !done(t) {
+			todo = append(todo, t)
+		}
+	}
+	for _, sig := range sigs {
+		for _, t := range todo {
+			if !t.forgotten {
+				s.signal(t, sig)
+			}
+		}
+	}
+	for _, t := range todo {
+		s.mark(t, sigs[0])
+	}
+	return len(todo)
+}
+
+// mark records that t was sent sig, and counts it.
+func (s *sweep) mark(t *target, sig unix.Signal) {
+	switch sig {
+	case unix.SIGTERM:
+		t.termed = true
+	case unix.SIGSTOP:
+		t.stopped = true
+	case unix.SIGKILL:
+		t.killed = true
+		s.rep.Killed++
+	}
+	if !t.counted() {
+		s.rep.Signalled++
+	}
+}
+
+// counted reports whether the target was already counted as signalled,
+// before the flag for the current signal is set.
+func (t *target) counted() bool {
+	n := 0
+	for _, f := range []bool{t.termed, t.stopped, t.killed} {
+		if f {
+			n++
+		}
+	}
+	return n > 1
+}
+
+// signal sends sig to t, a child by pid (pinned), any other through a
+// pidfd checked against its firm identity. A target found gone is
+// forgotten: its pid may name a stranger now.
+func (s *sweep) signal(t *target, sig unix.Signal) {
+	var err error
+	if t.child {
+		err = s.signalChild(t, sig)
+	} else {
+		err = s.signalDeep(t, sig)
+	}
+	switch {
+	case errors.Is(err, errReused) || gone(err):
+		s.forget(t)
+	case err != nil:
+		t.signalErr = err
+	}
+}
+
+// signalChild signals a child by pid, if it is still the child verified:
+// not reaped since (its pid could name another child now) and unreaped.
+// Pinning one signal at a time lets the Waiter reap between signals.
+func (s *sweep) signalChild(t *target, sig unix.Signal) (err error) {
+	s.w.Pin(func() {
+		if s.w.reapedSince(t.pid, t.seq) || !s.w.isChild(t.pid) {
+			err = errReused
+			return
+		}
+		err = kill(t.pid, sig)
+	})
+	return err
+}
+
+// signalDeep signals a deeper descendant through a short-lived pidfd.
+func (s *sweep) signalDeep(t *target, sig unix.Signal) error {
+	fd, err := openFirm(&s.dir, t)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd) // a pidfd holds nothing to flush
+	return pidfdSignal(fd, sig)
+}
+
+func (s *sweep) track(t *target) *target {
+	s.targets[t.pid] = t
+	s.order = append(s.order, t)
+	return t
+}
+
+// forget drops a target whose process is gone; inOrder drops it from order.
+func (s *sweep) forget(t *target) {
+	t.forgotten = true
+	if s.targets[t.pid] == t {
+		delete(s.targets, t.pid)
+	}
+}
+
+// stragglers describes what is left of the tree at the deadline.
+func (s *sweep) stragglers() []Straggler {
+	procs, err := s.dir.descendants(s.self)
+	if err != nil {
+		return []Straggler{{Reason: fmt.Sprintf("scanning /proc for stragglers: %v", err)}}
+	}
+	out := make([]Straggler, 0, len(procs))
+	for _, p := range procs {
+		// comm is cut at 15 bytes by the kernel, maybe inside a character:
+		// frames carry only valid UTF-8.
+		st := Straggler{Pid: p.pid, Comm: strings.ToValidUTF8(p.comm, "\uFFFD"), State: string(p.state)}
+		st.Reason = s.why(p)
+		out = append(out, st)
+	}
+	if len(out) == 0 {
+		// The tree emptied between the last wait and this scan; only
+		// unreaped zombies of shellsup itself can be left, about to be reaped.
+		return nil
+	}
+	return out
+}
+
+// why says why a process is still there.
+func (s *sweep) why(p proc) string {
+	t := s.targets[p.pid]
+	switch {
+	case p.state == 'D' && t != nil && t.killed:
+		return "uninterruptible sleep (D state); SIGKILL pending"
+	case p.state == 'D':
+		return "uninterruptible sleep (D state)"
+	case t != nil && t.signalErr != nil:
+		return "could not be signalled: " + t.signalErr.Error()
+	case p.state == 'Z':
+		return "zombie whose parent survives"
+	case t != nil && t.killed:
+		return "still alive after SIGKILL"
+	default:
+		return "appeared too late to be signalled before the deadline"
+	}
+}

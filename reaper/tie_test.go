@@ -1,0 +1,41 @@
+//go:build linux
+
+package reaper
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestLeaderDoneSeesAnUnreapedExit: the tie rule's building block. While
+// the Waiter is pinned it reaps nothing, so an exited leader stays a zombie
+// and LeaderExited stays open, exactly the moment a timer can fire in;
+// LeaderDone still says the leader exited.
+func TestLeaderDoneSeesAnUnreapedExit(t *testing.T) {
+	w, _ := tree(t, "read -t 30 <> <(:) || exit 0") // runs until told
+	assert.False(t, w.LeaderDone(), "a running leader")
+	w.Pin(func() {
+		d := procDir{root: "/proc"}
+		require.NoError(t, kill(w.leader, 15))
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+			p, err := d.stat(w.leader)
+			require.NoError(t, err, "pinned: the leader cannot be reaped")
+			if p.state == 'Z' {
+				break
+			}
+			require.True(t, time.Now().Before(deadline), "the leader never exited")
+		}
+		select {
+		case <-w.LeaderExited():
+			t.Fatal("reaped while pinned")
+		default:
+		}
+		assert.True(t, w.LeaderDone(), "exited, not reaped yet")
+	})
+	<-w.LeaderExited()
+	assert.True(t, w.LeaderDone(), "exited and reaped")
+	<-w.Empty()
+}

@@ -1,0 +1,150 @@
+package supervisor
+
+import (
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/shellsup/shellsup/decoder"
+	"github.com/shellsup/shellsup/redact"
+	"github.com/shellsup/shellsup/spill"
+)
+
+// MaxLifetime is the longest --lifetime, in seconds: 7 days.
+const MaxLifetime = 7 * 24 * 3600
+
+// OutputArgs are the options about what happens to the command's output
+// and how long a job lives, as given.
+type OutputArgs struct {
+	Spill          string   // --spill DIR
+	SpillMax       string   // --spill-max BYTES
+	Capture        string   // --capture head|tail|head+tail
+	Lifetime       string   // --lifetime SECONDS (suffixes s, m, h, d)
+	Redact         bool     // --redact
+	RedactPatterns []string // --redact-pattern RE, repeatable; implies Redact
+	Quiet          bool     // --quiet: no summary line in human mode
+}
+
+// OutputConfig is the validated OutputArgs.
+type OutputConfig struct {
+	SpillDir string // "" without --spill; absolute and clean
+	SpillMax int64
+	Capture  decoder.Mode
+	Lifetime float64 // seconds, 0 when the run has a call timeout
+	Redact   []redact.Pattern
+	Redacts  bool // --redact or --redact-pattern given
+	Quiet    bool
+}
+
+// validateOutput checks the output options of a and fills them into cfg.
+// A lifetime replaces the timeout.
+func (a Args) validateOutput(cfg *Config) error {
+	o := a.Output
+	cfg.Quiet = o.Quiet
+	var err error
+	if cfg.SpillDir, cfg.SpillMax, err = parseSpill(o.Spill, o.SpillMax); err != nil {
+		return err
+	}
+	if o.Capture != "" {
+		if cfg.Capture, err = decoder.ParseMode(o.Capture); err != nil {
+			return invalid("%s", err.Error())
+		}
+	}
+	if cfg.Capture != decoder.Head && cfg.Budget < decoder.MinWindowBudget(cfg.Budget) {
+		return invalid("budget must be at least %d bytes for capture %s (got %d)", decoder.MinWindowBudget(cfg.Budget), cfg.Capture, cfg.Budget)
+	}
+	if o.Lifetime != "" {
+		if a.Timeout != "" {
+			return invalid("--lifetime %q and --timeout %q exclude each other: a job has a lifetime, a call a timeout", o.Lifetime, a.Timeout)
+		}
+		if cfg.Lifetime, err = parseLifetime(o.Lifetime); err != nil {
+			return err
+		}
+		cfg.Timeout = cfg.Lifetime
+	}
+	cfg.Redacts = o.Redact || len(o.RedactPatterns) > 0
+	if cfg.Redacts {
+		user, err := redact.Compile(o.RedactPatterns)
+		if err != nil {
+			return invalid("%s", err.Error())
+		}
+		cfg.Redact = append(append([]redact.Pattern{}, redact.Builtin...), user...)
+	}
+	return nil
+}
+
+// parseSpill checks the spill directory and limit.
+func parseSpill(dir, limit string) (string, int64, error) {
+	if dir == "" {
+		if limit != "" {
+			return "", 0, invalid("--spill-max %q needs --spill DIR", limit)
+		}
+		return "", 0, nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", 0, invalid("spill directory %q cannot be made absolute: %v", dir, err)
+	}
+	if err := spill.CheckDir(abs); err != nil {
+		return "", 0, invalid("%s", strings.Replace(err.Error(), strconv.Quote(abs), strconv.Quote(dir), 1))
+	}
+	max := int64(spill.DefaultMax)
+	if limit != "" {
+		if max, err = parseSize(limit); err != nil {
+			return "", 0, err
+		}
+	}
+	return abs, max, nil
+}
+
+// parseSize reads a byte count with an optional K, M or G suffix (powers
+// of 1024).
+func parseSize(s string) (int64, error) {
+	bad := invalid("--spill-max must be a whole number of bytes, at least 0, optionally with a K, M or G suffix (powers of 1024), e.g. 64M (got %q)", s)
+	t := strings.TrimSpace(s)
+	mult := int64(1)
+	if n := len(t); n > 0 {
+		switch t[n-1] {
+		case 'K', 'k':
+			mult, t = 1<<10, t[:n-1]
+		case 'M', 'm':
+			mult, t = 1<<20, t[:n-1]
+		case 'G', 'g':
+			mult, t = 1<<30, t[:n-1]
+		}
+	}
+	v, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || v < 0 || v > math.MaxInt64/mult {
+		return 0, bad
+	}
+	return v * mult, nil
+}
+
+// parseLifetime reads seconds with an optional s, m, h or d suffix and
+// checks that the lifetime is finite, above 0 and at most MaxLifetime.
+func parseLifetime(s string) (float64, error) {
+	t := strings.TrimSpace(s)
+	mult := 1.0
+	if n := len(t); n > 0 {
+		switch t[n-1] {
+		case 's':
+			t = t[:n-1]
+		case 'm':
+			mult, t = 60, t[:n-1]
+		case 'h':
+			mult, t = 3600, t[:n-1]
+		case 'd':
+			mult, t = 86400, t[:n-1]
+		}
+	}
+	v, ok := parseSeconds(t)
+	if !ok || t == "" {
+		return 0, invalid("lifetime must be a number of seconds greater than 0 and at most %d (7 days), optionally with a suffix s, m, h or d, e.g. 1h (got %q)", MaxLifetime, s)
+	}
+	v *= mult
+	if math.IsNaN(v) || v <= 0 || v > MaxLifetime {
+		return 0, invalid("lifetime must be greater than 0 and at most %d seconds (7 days) (got %s)", MaxLifetime, strings.TrimSpace(s))
+	}
+	return v, nil
+}
