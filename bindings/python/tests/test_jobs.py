@@ -421,9 +421,18 @@ def test_a_forked_child_does_not_keep_a_job_alive(tmp_path: Path, leaks, child_e
 def test_start_refuses_a_timeout_and_unknown_keywords(no_spawn) -> None:
     with pytest.raises(ShellsupError, match=r"a job has a lifetime, not a timeout: use lifetime= \(got timeout=5\)"):
         shell.start("true", timeout=5)
-    with pytest.raises(ShellsupError, match=r"start\(\) does not take bogus") as info:
+    with pytest.raises(TypeError, match=r"unexpected keyword argument 'bogus'"):
         shell.start("true", bogus=1)
-    assert info.value.category == "validation"
+
+
+def test_start_takes_runs_shell_options(tmp_path: Path) -> None:
+    job = shell.start("shopt -q login_shell && echo login || echo no-login; echo token ghp_" + "a" * 36,
+                      no_login=True, redact=True, workspace=str(tmp_path))
+    result = job.wait(timeout=DEADLINE)
+    assert result["stdout"].startswith("no-login\n") and "ghp_" + "a" * 36 not in result["stdout"]
+    assert result["cwd"] == str(tmp_path)  # cwd None means the workspace
+    assert "ghp_" + "a" * 36 in job.read().stdout  # the spill keeps the raw bytes, unredacted
+    job.close()
 
 
 def test_jobs_lists_live_jobs_only() -> None:

@@ -27,7 +27,7 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass, fields
-from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _frames, _limits
 from ._errors import JobError, JobTimeoutError, ShellsupError
@@ -533,7 +533,14 @@ def start(
     max_procs: Optional[int] = None,
     max_memory: Optional[Union[int, str]] = None,
     pidns: bool = False,
-    **options: Any,
+    no_login: bool = False,
+    scrub_env: bool = False,
+    agent_env: bool = False,
+    workspace: Optional[str] = None,
+    redact: bool = False,
+    redact_patterns: Optional[Sequence[str]] = None,
+    capture: Optional[str] = None,
+    **extra: Any,
 ) -> Job:
     """Start ``/bin/bash -lc command`` as a background job under shellsup and return its Job.
 
@@ -544,12 +551,14 @@ def start(
     shellsup keeps the job's whole raw output; None makes a private
     temporary one (mode 0700), removed by close() or at exit. spill_max:
     bytes kept per stream (default 256 MiB; "64M"-style strings). The other
-    arguments, and options (run()'s shell and output keywords, such as
-    no_login or redact, where this version of run() has them), are run()'s.
+    arguments are run()'s (a job has no timeout: timeout= is refused).
     Bad arguments raise ShellsupError (category "validation") quoting the
     value, with nothing spawned.
     """
-    base = _base_request(command, cwd, budget, grace, env, max_procs, max_memory, pidns, options)
+    _refuse_extra(extra)
+    base = request(command, cwd, 1, budget, grace, env, max_procs, max_memory, pidns,  # 1: replaced by the lifetime
+                   no_login=no_login, scrub_env=scrub_env, agent_env=agent_env, workspace=workspace,
+                   redact=redact, redact_patterns=redact_patterns, capture=capture)
     life = check_lifetime(lifetime)
     spill_dir = check_spill_dir(spill)
     limit = check_spill_max(spill_max)
@@ -576,17 +585,12 @@ def start(
     return job
 
 
-def _base_request(command: Any, cwd: Any, budget: Any, grace: Any, env: Any, max_procs: Any, max_memory: Any,
-                  pidns: Any, options: Dict[str, Any]) -> Request:
-    """run()'s checks; the timeout is a placeholder, replaced by the lifetime."""
-    if "timeout" in options:
-        raise invalid(f"a job has a lifetime, not a timeout: use lifetime= (got timeout={quote(options['timeout'])})")
-    if not options:
-        return request(command, cwd, 1, budget, grace, env, max_procs, max_memory, pidns)
-    try:
-        return request(command, cwd, 1, budget, grace, env, max_procs, max_memory, pidns, **options)
-    except TypeError as exc:  # this version's run() has no such keyword
-        raise invalid(f"start() does not take {', '.join(sorted(options))}: {exc}") from None
+def _refuse_extra(extra: Dict[str, Any]) -> None:
+    """A timeout is the one keyword people reach for: say what a job has instead."""
+    if "timeout" in extra:
+        raise invalid(f"a job has a lifetime, not a timeout: use lifetime= (got timeout={quote(extra['timeout'])})")
+    if extra:
+        raise TypeError(f"start() got an unexpected keyword argument {sorted(extra)[0]!r}")
 
 
 async def start_async(command: str, cwd: Optional[str] = None, **kwargs: Any) -> Job:
