@@ -3,6 +3,7 @@
 package main
 
 import (
+	"github.com/shellsup/shellsup/internal/proctest"
 	"io"
 	"os"
 	"path/filepath"
@@ -24,7 +25,7 @@ func nobodyShellsup(t *testing.T) (dir, wrapper string) {
 	require.NoError(t, err)
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	require.NoError(t, os.Chmod(dir, 0o755))
-	src, err := os.Open(shellsupBin)
+	src, err := os.Open(proctest.Unwrapped(shellsupBin))
 	require.NoError(t, err)
 	defer src.Close()
 	bin := filepath.Join(dir, "shellsup")

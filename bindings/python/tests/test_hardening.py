@@ -75,7 +75,9 @@ def test_one_budget_shared_by_progress_and_capture():
 
 def test_overflow_on_stderr_puts_the_marker_on_stderr():
     progress = Recorder()
-    result = shell.run("head -c 100000 /dev/zero | tr '\\0' E >&2; echo late", progress=progress)
+    # "late" comes well after stderr overflowed: the capture takes text in
+    # arrival order across the streams, and shellsup reads both pipes at once.
+    result = shell.run("head -c 100000 /dev/zero | tr '\\0' E >&2; sleep 0.3; echo late", progress=progress)
     assert result["stderr"].endswith(MARKER_64K) and result["stdout"] == ""
     assert result["totalBytes"] == 100000 + 5
     assert progress.joined("stderr") == result["stderr"]

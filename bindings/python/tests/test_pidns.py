@@ -9,7 +9,10 @@ def test_pidns_runs_under_its_own_init():
     result = shell.run("sleep 300 & cat /proc/1/comm; echo ppid $PPID; exit 9", pidns=True, progress=None)
     assert result["stdout"] == "shellsup-init\nppid 1\n"
     assert (result["exitCode"], result["signal"]) == (9, None)
-    assert result.cleanup["tier"] == "pidns+subreaper" and result.cleanup["stragglers"] == []
+    # pidns on top of whatever else is in force here (cgroup as root)
+    tiers = result.cleanup["tier"].split("+")
+    assert tiers[0] == "pidns" and tiers[-1] == "subreaper", result.cleanup["tier"]
+    assert result.cleanup["stragglers"] == []
 
 
 def test_pidns_signal_status_as_without_it():

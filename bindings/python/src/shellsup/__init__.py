@@ -31,6 +31,7 @@ from typing import Any, Awaitable, Callable, Mapping, Optional, Sequence, Union
 from ._async import AsyncRun
 from ._errors import CleanupError, ShellsupError
 from ._find import find_binary
+from ._job import Job, JobError, JobTimeoutError, Output, jobs, start, start_async
 from ._limits import DEFAULT_BUDGET, DEFAULT_TIMEOUT
 from ._result import RESULT_KEYS, SkillResult
 from ._run import Run
@@ -40,13 +41,20 @@ from ._version import __version__
 __all__ = [
     "RESULT_KEYS",
     "CleanupError",
+    "Job",
+    "JobError",
+    "JobTimeoutError",
+    "Output",
     "ShellsupError",
     "SkillResult",
     "__version__",
     "find_binary",
+    "jobs",
     "print_progress",
     "run",
     "run_async",
+    "start",
+    "start_async",
 ]
 
 Progress = Optional[Callable[[str, str], Any]]

@@ -15,8 +15,11 @@ INTERNAL = "internal"
 PROTOCOL = "protocol"
 NOT_FOUND = "not_found"
 CLEANUP_INCOMPLETE = "cleanup_incomplete"
+JOB_EXITED = "job_exited"  # a job ended while it was waited for
+JOB_TIMEOUT = "timeout"  # a wait on a job ran out of time
 
-CATEGORIES = (VALIDATION, CONTAINMENT_UNAVAILABLE, EXEC_FAILED, INTERNAL, PROTOCOL, NOT_FOUND, CLEANUP_INCOMPLETE)
+CATEGORIES = (VALIDATION, CONTAINMENT_UNAVAILABLE, EXEC_FAILED, INTERNAL, PROTOCOL, NOT_FOUND, CLEANUP_INCOMPLETE,
+              JOB_EXITED, JOB_TIMEOUT)
 
 
 class ShellsupError(RuntimeError):
@@ -73,3 +76,26 @@ class CleanupError(ShellsupError):
 
     def __reduce__(self) -> Any:
         return (type(self), (self.message, self.result))
+
+
+class JobError(ShellsupError):
+    """A job ended before what was awaited happened (category ``"job_exited"``).
+
+    ``result`` holds the job's SkillResult (exit code, captured output,
+    cleanup) when it is known; the message quotes the exit code and the last
+    lines of the output.
+    """
+
+    def __init__(self, message: str, category: str = JOB_EXITED, result: Optional[Any] = None) -> None:
+        super().__init__(message, category)
+        self.result = result
+
+    def __reduce__(self) -> Any:
+        return (type(self), (self.message, self.category, self.result))
+
+
+class JobTimeoutError(JobError, TimeoutError):
+    """A wait on a job ran out of time (category ``"timeout"``); the job is left running."""
+
+    def __init__(self, message: str, category: str = JOB_TIMEOUT, result: Optional[Any] = None) -> None:
+        super().__init__(message, category, result)

@@ -30,6 +30,7 @@ def encode(frame: Dict[str, Any]) -> bytes:
 
 
 CANCEL = encode({"type": "cancel"})
+PORTS = encode({"type": "ports"})  # a query: shellsup answers with a ports frame
 
 
 def body_size(header: bytes) -> int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from ._errors import INTERNAL, PROTOCOL, ShellsupError
 from ._result import SkillResult, from_totals
@@ -11,12 +11,16 @@ STREAMS = ("stdout", "stderr")
 
 
 class Session:
-    """Follows the frames of one run: start, progress…, [timeout|cancel], totals; or error."""
+    """Follows the frames of one run: start, progress… (ports answers among them), [timeout|cancel], totals; or error."""
 
     def __init__(self) -> None:
         self.start: Optional[Dict[str, Any]] = None
         self.result: Optional[SkillResult] = None
         self.error: Optional[ShellsupError] = None
+        self.totals: Optional[Dict[str, Any]] = None  # the totals frame itself, extra keys included
+        self.announced: Optional[str] = None  # "timeout" or "cancel" once shellsup announced one
+        self.ports: List[Dict[str, Any]] = []  # the last answer to a ports query
+        self.ports_answers = 0  # how many answers have arrived
 
     @property
     def done(self) -> bool:
@@ -50,8 +54,18 @@ class Session:
             if self.start is None:
                 raise _protocol("totals frame before start")
             self.result = from_totals(frame)
-        # "timeout" and "cancel" only announce what totals will say; unknown
-        # types are ignored, for forward compatibility.
+            self.totals = frame
+        elif kind == "ports":
+            ports = frame.get("ports")
+            if self.start is None or not isinstance(ports, (list, type(None))):
+                raise _protocol(f"bad ports frame {frame!r:.200}")
+            self.ports = [p for p in ports or () if isinstance(p, dict)]
+            self.ports_answers += 1
+        elif kind in ("timeout", "cancel"):
+            if self.announced is None:
+                self.announced = kind
+        # "timeout" and "cancel" only announce what totals will say (noted
+        # in announced); unknown types are ignored, for forward compatibility.
         return None
 
 

@@ -1,0 +1,148 @@
+"""Checking a job's arguments, and the job's request (lifetime and spill instead of a timeout)."""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import stat
+import urllib.parse
+from dataclasses import dataclass
+from typing import Any, List, Optional, Pattern, Union
+
+from ._validate import Request, invalid, quote
+
+MAX_LIFETIME = 7 * 24 * 3600  # seconds: shellsup's --lifetime ceiling
+DEFAULT_LIFETIME = 3600
+SPILL_SUFFIX = {"": 0, "K": 10, "M": 20, "G": 30}
+DEFAULT_SPILL_MAX = 256 << 20  # shellsup's --spill-max default
+
+
+@dataclass(frozen=True)
+class JobRequest(Request):
+    """A run request with a lifetime instead of a timeout, and a spill directory."""
+
+    lifetime: float = DEFAULT_LIFETIME
+    spill_dir: str = ""
+    spill_max: Optional[int] = None
+
+    def argv(self, binary: str) -> List[str]:
+        args = super().argv(binary)
+        at = args.index("--timeout")
+        args[at: at + 2] = ["--lifetime", args[at + 1]]
+        extra = ["--spill", self.spill_dir]
+        if self.spill_max is not None:
+            extra += ["--spill-max", str(self.spill_max)]
+        end = len(args) - 2  # before "--", command
+        return args[:end] + extra + args[end:]
+
+
+# -- checking a job's arguments ----------------------------------------------------
+
+
+def check_lifetime(lifetime: Any) -> Union[int, float]:
+    if lifetime is None:
+        return DEFAULT_LIFETIME
+    if not isinstance(lifetime, (int, float)) or isinstance(lifetime, bool):
+        raise invalid(f"lifetime must be a number of seconds greater than 0 and at most {MAX_LIFETIME} (7 days) "
+                      f"(got {quote(lifetime)} of type {type(lifetime).__name__})")
+    if (isinstance(lifetime, float) and math.isnan(lifetime)) or not 0 < lifetime <= MAX_LIFETIME:
+        shown = repr(float(lifetime)) if isinstance(lifetime, float) else str(lifetime)
+        raise invalid(f"lifetime must be greater than 0 and at most {MAX_LIFETIME} seconds (7 days) (got {shown[:80]})")
+    return lifetime
+
+
+def check_spill_dir(spill: Any) -> Optional[str]:
+    """None (a private temporary directory), or a directory only its owner can write."""
+    if spill is None:
+        return None
+    try:
+        path = os.fsdecode(os.fspath(spill))
+    except TypeError:
+        raise invalid(f"spill must be a directory path or None (got {quote(spill)} of type {type(spill).__name__})") from None
+    if path == "":
+        raise invalid('spill must be a directory path or None (got "")')
+    absolute = os.path.abspath(path)
+    try:
+        st = os.lstat(absolute)
+    except FileNotFoundError:
+        raise invalid(f"spill directory {quote(path)} does not exist") from None
+    except OSError as exc:
+        raise invalid(f"spill directory {quote(path)} cannot be used: {exc}") from None
+    if stat.S_ISLNK(st.st_mode):
+        raise invalid(f"spill directory {quote(path)} is a symbolic link; name the directory itself")
+    if not stat.S_ISDIR(st.st_mode):
+        raise invalid(f"spill directory {quote(path)} is not a directory")
+    if st.st_mode & 0o022:
+        raise invalid(f"spill directory {quote(path)} is writable by group or others (mode {st.st_mode & 0o7777:04o}); "
+                      "use a directory only its owner can write")
+    if not os.access(absolute, os.W_OK | os.X_OK):
+        raise invalid(f"spill directory {quote(path)} is not writable")
+    return absolute
+
+
+def check_spill_max(spill_max: Any) -> Optional[int]:
+    """None (shellsup's 256 MiB), bytes, or a string such as "64M" (powers of 1024)."""
+    if spill_max is None:
+        return None
+    value = None
+    if isinstance(spill_max, int) and not isinstance(spill_max, bool):
+        value = spill_max
+    elif isinstance(spill_max, str):
+        text = spill_max.strip().upper()
+        unit = text[-1:] if text[-1:] in SPILL_SUFFIX else ""
+        digits = text[: len(text) - len(unit)]
+        if digits.isdigit():
+            value = int(digits) << SPILL_SUFFIX[unit]
+    if value is None or not 0 <= value < 1 << 63:
+        raise invalid("spill_max must be None or a whole number of bytes, at least 0, or a string with a K, M or G "
+                      f"suffix (powers of 1024), e.g. \"64M\" (got {quote(spill_max)})")
+    return value
+
+
+def check_name(name: Any, command: str) -> str:
+    if name is None:
+        return command if len(command) <= 60 else command[:57] + "..."
+    if not isinstance(name, str) or not name:
+        raise invalid(f"name must be a non-empty string or None (got {quote(name)})")
+    return name
+
+
+def check_pattern(pattern: Any) -> Optional[Pattern[str]]:
+    if pattern is None:
+        return None
+    if isinstance(pattern, re.Pattern):
+        if not isinstance(pattern.pattern, str):
+            raise invalid(f"pattern must be a text (str) regular expression (got {quote(pattern.pattern)})")
+        return pattern
+    if not isinstance(pattern, str) or pattern == "":
+        raise invalid(f"pattern must be a non-empty regular expression string or None (got {quote(pattern)})")
+    try:
+        return re.compile(pattern, re.MULTILINE)
+    except re.error as exc:
+        raise invalid(f"pattern {quote(pattern)} is not a valid regular expression: {exc}") from None
+
+
+def check_port(port: Any) -> Optional[int]:
+    if port is None:
+        return None
+    if not isinstance(port, int) or isinstance(port, bool) or not 1 <= port <= 65535:
+        raise invalid(f"port must be a TCP port number from 1 to 65535 or None (got {quote(port)})")
+    return port
+
+
+def check_url(url: Any) -> Optional[str]:
+    if url is None:
+        return None
+    parts = urllib.parse.urlsplit(url) if isinstance(url, str) else None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise invalid(f"url must be an http:// or https:// URL with a host, or None (got {quote(url)})")
+    return url
+
+
+def check_wait_timeout(timeout: Any, name: str = "timeout") -> Optional[float]:
+    if timeout is None:
+        return None
+    if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or math.isnan(timeout) or timeout < 0:
+        raise invalid(f"{name} must be a number of seconds, at least 0, or None (got {quote(timeout)})")
+    return float(timeout)
