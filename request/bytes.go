@@ -23,6 +23,10 @@ const (
 	MinProcs = 2
 	// MaxProcs is the largest --max-procs: the kernel's PID_MAX_LIMIT.
 	MaxProcs = 4 << 20
+	// MinProcsPidns is the smallest --max-procs with --pidns: the
+	// namespace's init is the shellsup binary, whose Go runtime threads
+	// count against pids.max (10 was the measured least that starts bash).
+	MinProcsPidns = 16
 )
 
 // ValidateMaxProcs checks a process cap; shown is the value as given.

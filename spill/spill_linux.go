@@ -56,6 +56,7 @@ func Create(dir, name string, max int64) (*Set, error) {
 	}
 	sub, err := unix.Openat(parent, name, unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_PATH, 0)
 	if err != nil {
+		_ = unix.Unlinkat(parent, name, unix.AT_REMOVEDIR) // empty: made just above
 		return nil, fmt.Errorf("open spill directory %q: %w", filepath.Join(dir, name), err)
 	}
 	defer unix.Close(sub)
@@ -64,11 +65,24 @@ func Create(dir, name string, max int64) (*Set, error) {
 		fd, err := unix.Openat(sub, stream, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
 		if err != nil {
 			s.Close()
+			s.remove(parent, sub, name) // nothing of the run is in it yet
 			return nil, fmt.Errorf("create spill file %q: %w", filepath.Join(s.Dir, stream), err)
 		}
 		s.Files[i] = &File{Path: filepath.Join(s.Dir, stream), fd: fd, max: max}
 	}
 	return s, nil
+}
+
+// remove deletes the files made so far and the directory, after a failed
+// Create; errors are ignored: the directory is the run's own and empty of
+// output.
+func (s *Set) remove(parent, sub int, name string) {
+	for _, f := range s.Files {
+		if f != nil {
+			_ = unix.Unlinkat(sub, filepath.Base(f.Path), 0)
+		}
+	}
+	_ = unix.Unlinkat(parent, name, unix.AT_REMOVEDIR)
 }
 
 // Close closes both files and returns the first error (a failed close of a

@@ -57,11 +57,21 @@ func cgroupHost() (cgroup.Host, error) {
 }
 
 // checkRequired refuses a run whose --require tier is not in force.
+//
+// It runs before the spawn: --pidns, the one way to the pidns tier, puts it
+// in force at the spawn or refuses the run there (containment_unavailable).
 func checkRequired(cfg Config, cont *reaper.Containment) error {
 	if cfg.Require == "" || strings.Contains("+"+cont.Name()+"+", "+"+cfg.Require+"+") {
 		return nil
 	}
-	return fmt.Errorf("--require %s: the %s tier is not in force (containment is %q)", cfg.Require, cfg.Require, cont.Name())
+	if cfg.Require == RequirePidns && cfg.PIDNamespace {
+		return nil
+	}
+	hint := ""
+	if cfg.Require == RequirePidns {
+		hint = "; add --pidns"
+	}
+	return fmt.Errorf("--require %s: the %s tier is not in force (containment is %q)%s", cfg.Require, cfg.Require, cont.Name(), hint)
 }
 
 // closeLeaf removes the leaf of a run that never spawned.

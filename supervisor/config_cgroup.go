@@ -26,6 +26,9 @@ func (a Args) validateContainment(cfg *Config) error {
 		if err := request.ValidateMaxProcs(v, strconv.Quote(a.MaxProcs)); err != nil {
 			return err
 		}
+		if a.PIDNamespace && v < request.MinProcsPidns {
+			return invalid("max-procs must be at least %d with --pidns: the namespace's init (the shellsup binary, a Go program) counts its own threads (got %q)", request.MinProcsPidns, a.MaxProcs)
+		}
 		cfg.MaxProcs = v
 	}
 	if a.MaxMemory != "" {

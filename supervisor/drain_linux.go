@@ -252,17 +252,23 @@ func (p *pump) closeText() {
 	t.buf = t.dec.Flush(t.buf[:0])
 	p.passText(0, t.buf)
 	if t.red != nil {
-		p.passText(0, []byte(t.red.Close()))
+		p.passRedacted(0, []byte(t.red.Close())) // already redacted: the held line, released
 	}
 }
 
 // passText hands decoded text (redacted first, if asked) to the capture,
 // the window and a text forwarder.
 func (p *pump) passText(raw int, text []byte) {
-	t := p.text
-	if t.red != nil && len(text) > 0 {
+	if t := p.text; t.red != nil && len(text) > 0 {
 		text = []byte(t.red.Write(string(text)))
 	}
+	p.passRedacted(raw, text)
+}
+
+// passRedacted hands text that needs no more redaction to the capture, the
+// window and a text forwarder.
+func (p *pump) passRedacted(raw int, text []byte) {
+	t := p.text
 	p.capture.WriteTextFunc(p.s, raw, text, p.emit)
 	if len(text) == 0 {
 		return

@@ -112,6 +112,7 @@ func run(cfg Config, stdio Stdio, out *output) int {
 	}
 	set, err := openSpill(cfg)
 	if err != nil {
+		closeLeaf(leaf)
 		return fail(out, protocol.CategoryInternal, err, ExitFailed)
 	}
 	sigs := notifySignals()

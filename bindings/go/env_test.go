@@ -61,6 +61,7 @@ func TestShellOptionsValidation(t *testing.T) {
 		{"workspace not UTF-8", func(r *Request) { r.Workspace = "/tmp/\xff" }, `workspace must be a valid UTF-8 path without NUL bytes (got "/tmp/\xff")`},
 		{"redact pattern invalid", func(r *Request) { r.RedactPatterns = []string{"ok", "a(b"} }, `redact pattern 1 ("a(b") is not a valid regular expression: error parsing regexp: missing closing ): ` + "`a(b`"},
 		{"redact pattern empty", func(r *Request) { r.RedactPatterns = []string{""} }, "redact pattern 0 must not be empty"},
+		{"redact pattern matching nothing", func(r *Request) { r.RedactPatterns = []string{"a*"} }, `redact pattern 0 ("a*") matches the empty string`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sentinel := filepath.Join(t.TempDir(), "spawned")

@@ -20,10 +20,19 @@ func killLeaf(leaf string) string {
 	if !filepath.IsAbs(leaf) || !strings.HasPrefix(filepath.Base(leaf), "shellsup-") || filepath.Clean(leaf) != leaf {
 		return fmt.Sprintf("its cgroup %q is not a shellsup leaf, so Run left it alone", leaf)
 	}
-	if err := os.WriteFile(filepath.Join(leaf, "cgroup.kill"), []byte("1"), 0); err != nil {
+	// O_WRONLY without O_CREAT: only a real cgroup has the file.
+	f, err := os.OpenFile(filepath.Join(leaf, "cgroup.kill"), os.O_WRONLY, 0)
+	if err != nil {
 		if os.IsNotExist(err) {
 			return fmt.Sprintf("its cgroup leaf %s was already gone", leaf)
 		}
+		return fmt.Sprintf("Run could not kill its cgroup leaf %s: %v", leaf, err)
+	}
+	_, err = f.Write([]byte("1"))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return fmt.Sprintf("Run could not kill its cgroup leaf %s: %v", leaf, err)
 	}
 	deadline := time.Now().Add(leafWait)
@@ -33,10 +42,15 @@ func killLeaf(leaf string) string {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	for os.Remove(leaf) != nil && time.Now().Before(deadline.Add(leafWait)) {
+	removed := "and removed it"
+	for err := os.Remove(leaf); err != nil && !os.IsNotExist(err); err = os.Remove(leaf) {
+		if time.Now().After(deadline.Add(leafWait)) {
+			removed = "(the next shellsup start removes it)"
+			break
+		}
 		time.Sleep(10 * time.Millisecond) // EBUSY while the last exits are accounted
 	}
-	return fmt.Sprintf("Run killed every process in its cgroup leaf %s: nothing is left", leaf)
+	return fmt.Sprintf("Run killed every process in its cgroup leaf %s %s: nothing is left", leaf, removed)
 }
 
 // populated reads "populated" from the leaf's cgroup.events; a leaf that is

@@ -344,8 +344,12 @@ func validateRedactPatterns(patterns []string) error {
 		if strings.IndexByte(p, 0) >= 0 || !utf8.ValidString(p) {
 			return &request.ValidationError{Msg: fmt.Sprintf("redact pattern %d must be valid UTF-8 without NUL bytes (got %s)", i, clip(p))}
 		}
-		if _, err := regexp.Compile(p); err != nil {
+		re, err := regexp.Compile(p)
+		if err != nil {
 			return &request.ValidationError{Msg: fmt.Sprintf("redact pattern %d (%s) is not a valid regular expression: %v", i, clip(p), err)}
+		}
+		if re.MatchString("") { // shellsup refuses it too: it would match everywhere
+			return &request.ValidationError{Msg: fmt.Sprintf("redact pattern %d (%s) matches the empty string", i, clip(p))}
 		}
 	}
 	return nil
