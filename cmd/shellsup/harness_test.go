@@ -203,3 +203,13 @@ func onReady(act func(r *running)) func(r *running, f protocol.Frame) {
 		}
 	}
 }
+
+// skipInPidnsTier skips a test whose command acts on $PPID as shellsup:
+// on a test run that forces --pidns, $PPID is the namespace's init, and
+// TestPidnsAttacksReachOnlyTheInit covers what the command can do to it.
+func skipInPidnsTier(t *testing.T) {
+	t.Helper()
+	if proctest.Tier() == "pidns" {
+		t.Skip("the command targets $PPID, which inside the forced PID namespace is the init, not shellsup")
+	}
+}

@@ -49,6 +49,7 @@ var commandSignals = map[string]int{"QUIT": 3, "USR1": 10, "XCPU": 24, "RTMIN+1"
 // TestCommandSignalsShellsup: the same signals sent by the command itself
 // to $PPID.
 func TestCommandSignalsShellsup(t *testing.T) {
+	skipInPidnsTier(t)
 	for _, sig := range []string{"QUIT", "USR1", "XCPU", "RTMIN+1", "VTALRM", "PWR"} {
 		t.Run(sig, func(t *testing.T) {
 			r := runShellsup(t, opts{args: []string{"--timeout", "30"}, command: "setsid sleep 300 & sleep 300 & kill -" + sig + " $PPID; sleep 300"})
@@ -106,6 +107,7 @@ func TestFloodOfHarmlessSignals(t *testing.T) {
 // (first cause wins) and the cleanup finishes against flooders that keep
 // sending until they are killed.
 func TestFloodOfCancellingSignals(t *testing.T) {
+	skipInPidnsTier(t)
 	r := runShellsup(t, opts{command: floodCommand("USR1 QUIT TERM 40", 100000)})
 	tot := requireTotals(t, r)
 	assert.True(t, tot.Cancelled)
@@ -125,6 +127,7 @@ func TestFloodOfCancellingSignals(t *testing.T) {
 // SIGXCPU at the soft limit cancels the run and the cleanup finishes, long
 // before the hard limit's SIGKILL.
 func TestCPULimitLoweredByTheCommand(t *testing.T) {
+	skipInPidnsTier(t)
 	tok := reapertest.NewToken()
 	cmd := exec.Command(shellsupBin, "--timeout", "60", "--",
 		"setsid sleep 300 & prlimit --pid $PPID --cpu=1:120 || exit 9; exec head -c 1T /dev/zero")
