@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/shellsup/shellsup/internal/procstat"
 )
 
 // Spec is what the init needs to start bash.
@@ -250,15 +252,24 @@ func (in *Init) BashPid() int { return in.bashPid }
 // LeaderExited is closed once bash has exited or the init is gone.
 func (in *Init) LeaderExited() <-chan struct{} { return in.exited }
 
-// LeaderDone reports whether bash has exited: in a namespace the init's
-// report is the only word on it (bash is the init's child, not shellsup's).
+// LeaderDone reports whether bash has exited, whether or not the init's
+// report has arrived: bash is the init's child, not shellsup's, so besides
+// the report it asks /proc about bash's host pid — a zombie the init has
+// not reaped yet, or gone (reaped, the report on its way), has exited.
 func (in *Init) LeaderDone() bool {
 	select {
 	case <-in.exited:
 		return true
 	default:
-		return false
 	}
+	if in.bashPid == in.pid {
+		return false // bash was never seen: only the report can tell
+	}
+	st, err := procstat.Read("/proc", in.bashPid)
+	if err != nil {
+		return errors.Is(err, os.ErrNotExist)
+	}
+	return st.PPid != in.pid || st.State == 'Z' // no longer the init's: reaped, the pid reused
 }
 
 // LeaderStatus is bash's wait status; valid once LeaderExited is closed.
