@@ -2,7 +2,6 @@ package supervisor
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"time"
 
@@ -54,25 +53,15 @@ func spawnFor(cfg Config, cont *reaper.Containment, leaf *cgroup.Leaf) (*child, 
 // spawnInNamespace is spawn with the PID-namespace init between shellsup
 // and bash: the same stdin, pipes, environment and working directory.
 func spawnInNamespace(cfg Config, cont *reaper.Containment, leaf *cgroup.Leaf) (*child, error) {
-	devnull, err := os.Open(os.DevNull)
+	sio, err := openStdio()
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", os.DevNull, err)
-	}
-	defer devnull.Close() // the init has its own copy
-	outR, outW, err := outputPipe()
-	if err != nil {
-		return nil, err
-	}
-	errR, errW, err := outputPipe()
-	if err != nil {
-		outR.Close()
-		unix.Close(outW)
 		return nil, err
 	}
 	env := childEnv(os.Environ(), cfg)
+	files := sio.files()
 	spec := pidns.Spec{
 		Command: cfg.Command, NoLogin: cfg.NoLogin, Cwd: cfg.Cwd, Env: env,
-		Stdio: [3]uintptr{devnull.Fd(), uintptr(outW), uintptr(errW)},
+		Stdio: [3]uintptr{files[0], files[1], files[2]},
 	}
 	if leaf != nil && leaf.CgroupFD() >= 0 {
 		spec.UseCgroupFD, spec.CgroupFD = true, leaf.CgroupFD() // the init is born in the leaf
@@ -82,11 +71,8 @@ func spawnInNamespace(cfg Config, cont *reaper.Containment, leaf *cgroup.Leaf) (
 		in, err = pidns.Start(spec)
 		return 0, err
 	})
-	unix.Close(outW) // the init's copies are the tree's
-	unix.Close(errW)
+	sio.forked(err == nil) // the init's copies are the tree's
 	if err != nil {
-		outR.Close()
-		errR.Close()
 		var ee *pidns.ExecError
 		if errors.As(err, &ee) {
 			return nil, describeExecError(ee.Errno, shellArgv(cfg), env, cfg.Cwd)
@@ -95,7 +81,7 @@ func spawnInNamespace(cfg Config, cont *reaper.Containment, leaf *cgroup.Leaf) (
 	}
 	ignoreReservedSignals() // the init has its own dispositions now
 	cont.AddTier(in)
-	return &child{pid: in.Pid(), shownPid: in.BashPid(), stdout: outR, stderr: errR, ns: in}, nil
+	return &child{pid: in.Pid(), shownPid: in.BashPid(), stdout: sio.outR, stderr: sio.errR, ns: in}, nil
 }
 
 // leader is the init's report in a PID namespace, else the Waiter.

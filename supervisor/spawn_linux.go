@@ -53,20 +53,8 @@ func (e *execError) exitCode() int {
 // an empty signal mask; born in leaf's cgroups when there is a leaf.
 // shellsup is made non-dumpable first (see forbidDumps).
 func spawn(cfg Config, leaf *cgroup.Leaf) (*child, error) {
-	devnull, err := os.Open(os.DevNull)
+	sio, err := openStdio()
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", os.DevNull, err)
-	}
-	defer devnull.Close() // the child has its own copy
-	outR, outW, err := outputPipe()
-	if err != nil {
-		return nil, err
-	}
-	errR, errW, err := outputPipe()
-	if err != nil {
-		// Nothing was written to either end; a failed close loses nothing.
-		outR.Close()
-		unix.Close(outW)
 		return nil, err
 	}
 	argv := shellArgv(cfg)
@@ -74,23 +62,65 @@ func spawn(cfg Config, leaf *cgroup.Leaf) (*child, error) {
 	attr := &syscall.ProcAttr{
 		Dir:   cfg.Cwd,
 		Env:   env,
-		Files: []uintptr{devnull.Fd(), uintptr(outW), uintptr(errW)},
+		Files: sio.files(),
 		Sys:   &syscall.SysProcAttr{Setsid: true},
 	}
 	intoCgroup(attr.Sys, leaf)
 	pid, err := forkInLeaf(leaf, func() (int, error) { return forkExecUnmasked(argv, attr) })
 	ignoreReservedSignals() // bash has its own dispositions now
-	// The parent's copies of the write ends: EOF comes when the tree's are
-	// gone. shellsup never wrote to them, so a failed close loses nothing.
-	unix.Close(outW)
-	unix.Close(errW)
+	sio.forked(err == nil)
 	if err != nil {
-		outR.Close() // nothing was written: no child
-		errR.Close()
 		return nil, describeExecError(err, argv, env, cfg.Cwd)
 	}
 	raiseOOMScore(pid)
-	return &child{pid: pid, stdout: outR, stderr: errR}, nil
+	return &child{pid: pid, stdout: sio.outR, stderr: sio.errR}, nil
+}
+
+// stdio is what the child gets as fds 0, 1 and 2 (/dev/null and the write
+// ends of the output pipes), and the read ends shellsup keeps.
+type stdio struct {
+	devnull    *os.File
+	outR, errR *os.File
+	outW, errW int
+}
+
+// openStdio opens /dev/null and the two output pipes.
+func openStdio() (*stdio, error) {
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", os.DevNull, err)
+	}
+	outR, outW, err := outputPipe()
+	if err != nil {
+		devnull.Close() // read-only
+		return nil, err
+	}
+	errR, errW, err := outputPipe()
+	if err != nil {
+		// Nothing was written to either end; a failed close loses nothing.
+		devnull.Close()
+		outR.Close()
+		unix.Close(outW)
+		return nil, err
+	}
+	return &stdio{devnull: devnull, outR: outR, errR: errR, outW: outW, errW: errW}, nil
+}
+
+// files are the child's fds 0, 1 and 2.
+func (s *stdio) files() []uintptr { return []uintptr{s.devnull.Fd(), uintptr(s.outW), uintptr(s.errW)} }
+
+// forked closes shellsup's copies of what the child has, once it has it:
+// EOF comes when the tree's copies of the write ends are gone. If no child
+// was made, the read ends go too. Nothing was written through any of them,
+// so a failed close loses nothing.
+func (s *stdio) forked(ok bool) {
+	s.devnull.Close()
+	unix.Close(s.outW)
+	unix.Close(s.errW)
+	if !ok {
+		s.outR.Close()
+		s.errR.Close()
+	}
 }
 
 // outputPipe makes a pipe whose read end is non-blocking and pollable by
