@@ -49,7 +49,9 @@ def test_a_shellsup_killed_by_its_command_is_reported_with_what_is_left(leaks, m
     # In the cgroup tier the binding kills the leaf the start frame named.
     tier = _default_tier()
     with pytest.raises(shell.ShellsupError) as exc:
-        _call(mode, "kill -KILL $PPID; setsid sleep 300 & exec sleep 300", timeout=30)
+        # the pause lets the start frame (which names the leaf) reach the
+        # binding first; killed earlier, the leaf is left to the next start's sweep
+        _call(mode, "sleep 0.3; kill -KILL $PPID; setsid sleep 300 & exec sleep 300", timeout=30)
     message = str(exc.value)
     assert exc.value.category == "protocol"
     assert "shellsup was killed by SIGKILL without reporting a result" in message, message
