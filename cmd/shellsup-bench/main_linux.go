@@ -22,7 +22,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -307,10 +306,15 @@ func drain() {
 	row("peak RSS of shellsup itself (VmHWM) passing 1 GiB", "", fmt.Sprintf("%.2f MiB", float64(h)/1024), "", "≤ 8 MiB", ptr(h <= 8*1024))
 }
 
+// hasOption reports whether the binary's --help lists option.
+func hasOption(option string) bool {
+	help, _ := exec.Command(*bin, "--help").CombinedOutput()
+	return strings.Contains(string(help), option)
+}
+
 // spill measures the drain with --spill, where the binary has it.
 func spill() {
-	help, _ := exec.Command(*bin, "--help").CombinedOutput()
-	if !strings.Contains(string(help), "--spill") {
+	if !hasOption("--spill") {
 		row("drain 1 GiB with `--spill`", "", "", "this binary has no --spill", "≥ 1.0×, CPU ≤ cat's", nil)
 		return
 	}
@@ -436,12 +440,12 @@ func shellsupCleanup(n int, args ...string) (tier string, d time.Duration, ok bo
 	script := fmt.Sprintf(`for i in $(seq %d); do setsid sleep 300 & done
 for p in $(jobs -p); do c=; until [ "$c" = sleep ]; do read -r c < /proc/$p/comm; done; done
 sleep %g`, n, settle.Seconds())
+	if len(args) > 0 && !hasOption(args[0]) {
+		return "", 0, false
+	}
 	cmd := exec.Command(*bin, append(append([]string{"--frames"}, args...), "--", script)...)
 	cmd.Env = env()
 	out, err := cmd.Output()
-	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) && ee.ExitCode() == 2 && len(args) > 0 {
-		return "", 0, false // usage error: the binary has no such option
-	}
 	if err != nil {
 		fatal(fmt.Errorf("shellsup teardown run %v: %w", args, err))
 	}
