@@ -21,6 +21,11 @@ type Deadlines struct {
 // exit before it scans /proc for descendants the children files missed.
 const quickExit = 20 * time.Millisecond
 
+// quickExitMax bounds how long the SIGTERM pass keeps waiting, quickExit
+// at a time, for a tree still emptying (a wide one takes a while to exit
+// and be reaped) before its first full scan.
+const quickExitMax = 200 * time.Millisecond
+
 // maxTermRounds bounds the scans of the SIGTERM pass (the grace bounds its
 // time). Each round signals the processes the previous one missed because
 // they were forked meanwhile.
@@ -115,12 +120,29 @@ func (s *sweep) term(graceEnd time.Time) {
 	s.signalAll(s.visit(false), termed, unix.SIGTERM, unix.SIGCONT)
 	// A tree that was all children and honours SIGTERM is gone within
 	// moments; only otherwise is a full scan worth its cost.
-	if s.waitEmpty(minTime(graceEnd, time.Now().Add(quickExit))) {
+	if s.waitExits(graceEnd) {
 		return
 	}
 	for round := 0; round < maxTermRounds && !s.empty() && time.Now().Before(graceEnd); round++ {
 		if s.signalAll(s.visit(true), termed, unix.SIGTERM, unix.SIGCONT) == 0 && !s.unsettled {
 			return
+		}
+	}
+}
+
+// waitExits waits for the tree to empty, in slices of quickExit while each
+// slice reaps someone, up to quickExitMax or the grace; it reports whether
+// the tree is empty. A full scan pins the Waiter while it reads every
+// process's stat, so it is deferred while the tree is visibly exiting.
+func (s *sweep) waitExits(graceEnd time.Time) bool {
+	end := minTime(graceEnd, time.Now().Add(quickExitMax))
+	for {
+		reaped := s.w.Count()
+		if s.waitEmpty(minTime(end, time.Now().Add(quickExit))) {
+			return true
+		}
+		if s.w.Count() == reaped || !time.Now().Before(end) {
+			return false
 		}
 	}
 }

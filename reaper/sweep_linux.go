@@ -86,11 +86,7 @@ func (s *sweep) signalAll(ts []*target, done func(*target) bool, sigs ...unix.Si
 		}
 	}
 	for _, sig := range sigs {
-		for _, t := range todo {
-			if !t.forgotten {
-				s.signal(t, sig)
-			}
-		}
+		s.signalPass(todo, sig)
 	}
 	for _, t := range todo {
 		s.mark(t, sigs[0])
@@ -126,16 +122,34 @@ func (t *target) counted() bool {
 	return n > 1
 }
 
-// signal sends sig to t, a child by pid (pinned), any other through a
-// pidfd checked against its firm identity. A target found gone is
-// forgotten: its pid may name a stranger now.
-func (s *sweep) signal(t *target, sig unix.Signal) {
-	var err error
-	if t.child {
-		err = s.signalChild(t, sig)
-	} else {
-		err = s.signalDeep(t, sig)
+// pinBatch is how many children one pin signals back to back: the reap
+// lock changes hands once per batch, not once per signal, and the Waiter
+// waits at most that many kills to reap.
+const pinBatch = 32
+
+// signalPass sends sig to every target of ts not forgotten, in order:
+// runs of children by pid, pinBatch to a pin; any other through a pidfd.
+func (s *sweep) signalPass(ts []*target, sig unix.Signal) {
+	for i := 0; i < len(ts); {
+		if !ts[i].child {
+			if !ts[i].forgotten {
+				s.settle(ts[i], s.signalDeep(ts[i], sig))
+			}
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(ts) && j-i < pinBatch && ts[j].child {
+			j++
+		}
+		s.signalChildren(ts[i:j], sig)
+		i = j
 	}
+}
+
+// settle records the outcome of signalling t. A target found gone is
+// forgotten: its pid may name a stranger now.
+func (s *sweep) settle(t *target, err error) {
 	switch {
 	case errors.Is(err, errReused) || gone(err):
 		s.forget(t)
@@ -144,18 +158,33 @@ func (s *sweep) signal(t *target, sig unix.Signal) {
 	}
 }
 
+// signalChildren signals children by pid under one pin, each only if it is
+// still the child verified (see signalChild).
+func (s *sweep) signalChildren(ts []*target, sig unix.Signal) {
+	s.w.Pin(func() {
+		for _, t := range ts {
+			if !t.forgotten {
+				s.settle(t, s.signalChild(t, sig))
+			}
+		}
+	})
+}
+
 // signalChild signals a child by pid, if it is still the child verified:
 // not reaped since (its pid could name another child now) and unreaped.
-// Pinning one signal at a time lets the Waiter reap between signals.
-func (s *sweep) signalChild(t *target, sig unix.Signal) (err error) {
-	s.w.Pin(func() {
-		if s.w.reapedSince(t.pid, t.seq) || !s.w.isChild(t.pid) {
-			err = errReused
-			return
-		}
-		err = kill(t.pid, sig)
-	})
-	return err
+// A child that has exited (a zombie: no signal can reach it) is left
+// alone. Call it pinned.
+func (s *sweep) signalChild(t *target, sig unix.Signal) error {
+	if s.w.reapedSince(t.pid, t.seq) {
+		return errReused
+	}
+	switch s.w.childState(t.pid) {
+	case notChild:
+		return errReused
+	case exitedChild:
+		return nil
+	}
+	return kill(t.pid, sig)
 }
 
 // signalDeep signals a deeper descendant through a short-lived pidfd.

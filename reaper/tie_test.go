@@ -39,3 +39,24 @@ func TestLeaderDoneSeesAnUnreapedExit(t *testing.T) {
 	assert.True(t, w.LeaderDone(), "exited and reaped")
 	<-w.Empty()
 }
+
+// TestChildStateTellsAZombie: the cleanup leaves an exited child alone (no
+// signal reaches a zombie). Pinned, an exited leader stays a zombie and
+// childState says exited; running, it says live; reaped, not a child.
+func TestChildStateTellsAZombie(t *testing.T) {
+	w, _ := tree(t, "read -t 30 <> <(:) || exit 0") // runs until told
+	w.Pin(func() {
+		assert.Equal(t, liveChild, w.childState(w.leader), "a running leader")
+		require.NoError(t, kill(w.leader, 15))
+		for deadline := time.Now().Add(10 * time.Second); w.childState(w.leader) != exitedChild; time.Sleep(time.Millisecond) {
+			require.True(t, time.Now().Before(deadline), "the leader never showed as exited")
+		}
+		d := procDir{root: "/proc"}
+		p, err := d.stat(w.leader)
+		require.NoError(t, err, "pinned: the leader cannot be reaped")
+		assert.Equal(t, byte('Z'), p.state, "exited means a zombie")
+	})
+	<-w.LeaderExited()
+	assert.Equal(t, notChild, w.childState(w.leader), "reaped")
+	<-w.Empty()
+}

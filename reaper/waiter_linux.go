@@ -85,6 +85,32 @@ func (w *Waiter) isChild(pid int) bool {
 	return linux.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT|unix.WALL) == nil
 }
 
+// A childState is what waitid says of a pid: not an unreaped child of
+// shellsup, a child that has exited (a zombie not yet reaped), or a child
+// that has not exited (running, sleeping or stopped).
+type childState int
+
+const (
+	notChild childState = iota
+	exitedChild
+	liveChild
+)
+
+// childState peeks at pid as isChild does; call it pinned. A process whose
+// leader thread exited while other threads run is not reported exited (the
+// kernel reports a thread group's exit once all of it is dead).
+func (w *Waiter) childState(pid int) childState {
+	var info unix.Siginfo
+	if linux.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT|unix.WALL) != nil {
+		return notChild
+	}
+	// SIGCHLD in si_signo: an exited child was found (0: not exited).
+	if info.Signo == int32(unix.SIGCHLD) {
+		return exitedChild
+	}
+	return liveChild
+}
+
 // LeaderDone reports whether the leader has exited, reaped or not: it
 // also asks waitid(WNOWAIT), which sees an exit the Waiter has not reaped
 // yet. An exit that happened before a timer fired thus wins the tie even
@@ -150,28 +176,48 @@ func waitExited() bool {
 	return linux.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOWAIT|unix.WALL) != unix.ECHILD
 }
 
+// reapBatch is how many children one hold of the reap lock reaps at most:
+// the lock changes hands once per batch, and a pin waits at most that many
+// reaps.
+const reapBatch = 32
+
 // reapAll reaps every child that has exited, and reports whether no child
 // is left and whether the leader was among those reaped.
 func (w *Waiter) reapAll() (none, leader bool) {
 	for {
+		var more bool
+		none, more, leader = w.reapSome(leader)
+		if !more {
+			return none, leader
+		}
+	}
+}
+
+// reapSome reaps up to reapBatch exited children under one hold of the
+// reap lock. It reports whether no child is left, whether more may be
+// waiting, and leader or whether the leader was among them.
+func (w *Waiter) reapSome(leader bool) (none, more, isLeader bool) {
+	w.reapMu.Lock()
+	defer w.reapMu.Unlock()
+	for range reapBatch {
 		var ws unix.WaitStatus
 		pid, err := w.reapOne(&ws)
 		switch {
 		case err == unix.ECHILD:
-			return true, leader
+			return true, false, leader
 		case err != nil || pid <= 0:
-			return false, leader
+			return false, false, leader
 		}
 		if w.record(pid, ws) {
 			leader = true
 		}
 	}
+	return false, true, leader
 }
 
 // reapOne reaps one exited child, if any, and notes its pid's reap count.
+// Call it with reapMu held.
 func (w *Waiter) reapOne(ws *unix.WaitStatus) (int, error) {
-	w.reapMu.Lock()
-	defer w.reapMu.Unlock()
 	// __WALL also reaps clone children whose exit signal is not SIGCHLD.
 	pid, err := linux.Wait4(-1, ws, unix.WNOHANG|unix.WALL)
 	if err == nil && pid > 0 {
