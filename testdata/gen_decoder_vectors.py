@@ -2,7 +2,7 @@
 """Write testdata/decoder/vectors.json: golden UTF-8 decoding vectors for the Go decoder package.
 
 Each vector is {"name", "hex", "text"}: the raw bytes in hex and Python's own
-raw.decode("utf-8", "replace") of them, the behaviour SPEC section 4 requires of shellsup.
+raw.decode("utf-8", "replace") of them, the behaviour the README ("Output capture") requires of shellsup.
 Only the standard library is used, and the output is deterministic (fixed random seed).
 
 Run from the repository root:  python3 testdata/gen_decoder_vectors.py
@@ -41,7 +41,7 @@ CASES = [
     ("cjk", "日本語のテキスト".encode()),
     ("emoji zwj family", "👨‍👩‍👧‍👦".encode()),
     ("multibyte across 8-byte boundary", b"abcdefg\xe2\x82\xacabcdefgh"),
-    # SPEC section 4 examples.
+    # The examples of the README's "Output capture".
     ("spec E2 82 41", b"\xe2\x82\x41"),
     ("spec FF FE", b"\xff\xfe"),
     ("spec overlong C0 AF", b"\xc0\xaf"),
