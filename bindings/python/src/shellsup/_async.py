@@ -95,19 +95,8 @@ class AsyncRun:
     # -- the loop ----------------------------------------------------------------
 
     def _finished(self) -> bool:
-        proc = self._proc
-        assert proc is not None
-        if proc.stopped_reading:
-            if proc.poll() is not None:
-                self._core.exited(proc.proc.returncode)  # type: ignore[arg-type]
-            return True
-        if self._open or self._inbox:
-            return False
-        code = proc.poll()
-        if code is None:
-            return False
-        self._core.exited(code)
-        return True
+        assert self._proc is not None
+        return self._proc.settled(self._core, reading=bool(self._open or self._inbox))
 
     async def _step(self, loop: asyncio.AbstractEventLoop) -> None:
         """Take what arrived, deliver progress, then sleep until more arrives or the deadline."""

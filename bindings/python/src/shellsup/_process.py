@@ -103,6 +103,22 @@ class Shellsup:
         """shellsup's exit status if it has exited (it is then reaped), else None."""
         return self.proc.poll()
 
+    def settled(self, core: "_core.Core", reading: bool) -> bool:
+        """Whether the run is over for a driver: its pipes are done (``reading`` says
+        whether the driver still has output to read) and shellsup has exited, or the
+        core gave up reading; tells the core the exit status once known."""
+        if self.stopped_reading:
+            if self.poll() is not None:
+                core.exited(self.proc.returncode)  # type: ignore[arg-type]
+            return True
+        if reading:
+            return False
+        code = self.poll()
+        if code is None:
+            return False
+        core.exited(code)
+        return True
+
     def is_stopped(self) -> bool:
         """Whether shellsup is in the stopped state (SIGSTOP, or a terminal's Ctrl-Z)."""
         if self.proc.returncode is not None:

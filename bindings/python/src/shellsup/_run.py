@@ -79,19 +79,8 @@ class Run:
     # -- one step at a time -------------------------------------------------
 
     def _finished(self) -> bool:
-        proc = self._proc
-        assert proc is not None
-        if proc.stopped_reading:
-            if proc.poll() is not None:
-                self._core.exited(proc.proc.returncode)
-            return True
-        if self._open:
-            return False
-        code = proc.poll()
-        if code is None:
-            return False
-        self._core.exited(code)
-        return True
+        assert self._proc is not None
+        return self._proc.settled(self._core, reading=bool(self._open))
 
     def _step(self, selector: selectors.BaseSelector) -> None:
         """Deliver buffered progress, then wait for output, exit or the deadline."""
