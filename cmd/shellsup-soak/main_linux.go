@@ -239,8 +239,21 @@ func run(i int, c combo) outcome {
 	}
 	reapertest.ReapOrphans()
 	o.harnFds = countFds(selfPid)
-	o.harnGor = runtime.NumGoroutine()
+	o.harnGor = settledGoroutines()
 	return o
+}
+
+// settledGoroutines is the soak's goroutine count once the run's transient
+// ones (a cancel timer firing after the run ended, say) have had a moment
+// to finish: the least of a few samples 10 ms apart. A goroutine that
+// leaked stays in every sample.
+func settledGoroutines() int {
+	n := runtime.NumGoroutine()
+	for i := 0; i < 5; i++ {
+		time.Sleep(10 * time.Millisecond)
+		n = min(n, runtime.NumGoroutine())
+	}
+	return n
 }
 
 // runDirect runs shellsup as the soak's child: finish, timeout and cancel.
