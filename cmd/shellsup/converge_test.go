@@ -4,7 +4,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/shellsup/shellsup/internal/proctest"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/shellsup/shellsup/internal/proctest"
 	"github.com/shellsup/shellsup/reaper/reapertest"
 )
 

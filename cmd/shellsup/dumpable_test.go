@@ -3,7 +3,6 @@
 package main
 
 import (
-	"github.com/shellsup/shellsup/internal/proctest"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/shellsup/shellsup/internal/proctest"
 )
 
 // nobodyShellsup copies the binary under test into a directory user nobody

@@ -30,38 +30,41 @@ func execSize(filename string, argv, env []string) int {
 	return n
 }
 
-// TestExecRefusedByKernel: shellsup itself execs, but the kernel refuses
-// bash, because bash's environment also carries PWD, the long working
-// directory. shellsup reports exec_failed naming the reason and the sizes.
-func TestExecRefusedByKernel(t *testing.T) {
+// execRefused runs shellsup (with options) with an environment padded until
+// shellsup's own exec sits 1000 bytes under the kernel's limit, in a working
+// directory of ~3.8 KB (nested 200-byte names): bash's exec, whose
+// environment also carries PWD, is then ~2800 bytes over and is refused. It
+// returns the frames decoded, the exit code, the environment and the limit.
+func execRefused(t *testing.T, tok reapertest.Token, options ...string) (result, int, []string, int) {
+	t.Helper()
 	var rl unix.Rlimit
 	require.NoError(t, unix.Getrlimit(unix.RLIMIT_STACK, &rl))
 	limit := max(min(int(rl.Cur/4), 6<<20), 128<<10)
-
-	// A working directory of ~3.8 KB, as nested 200-byte names.
 	dir := t.TempDir()
 	for len(dir) < 3800 {
 		dir = filepath.Join(dir, strings.Repeat("d", 200))
 	}
 	require.NoError(t, os.MkdirAll(dir, 0o755))
-
-	tok := reapertest.NewToken()
 	env := []string{tok.Env(), "HOME=" + cleanHome, "PATH=" + os.Getenv("PATH")}
 	bin := proctest.Unwrapped(shellsupBin)
-	argv := []string{bin, "--frames", "--", "true"}
-	// Pad the environment until shellsup's own exec sits 1000 bytes under
-	// the limit; bash's, with PWD=dir added, is then ~2800 bytes over.
+	argv := append(append([]string{bin, "--frames"}, options...), "--", "true")
 	for i := 0; execSize(bin, argv, env) < limit-1000; i++ {
 		room := limit - 1000 - execSize(bin, argv, env) - 8 - len("PADxxxx=") - 1
 		env = append(env, fmt.Sprintf("PAD%04d=%s", i, strings.Repeat("p", max(0, min(room, 100<<10)))))
 	}
 	cmd := exec.Command(bin, argv[1:]...)
-	cmd.Env = env
-	cmd.Dir = dir
-	raw, err := cmd.Output()
-	require.Error(t, err)
-	assert.Equal(t, 126, cmd.ProcessState.ExitCode())
-	r := decodeAll(t, raw)
+	cmd.Env, cmd.Dir = env, dir
+	raw, _ := cmd.Output() // exits 126: the code is checked by the caller
+	return decodeAll(t, raw), cmd.ProcessState.ExitCode(), env, limit
+}
+
+// TestExecRefusedByKernel: shellsup itself execs, but the kernel refuses
+// bash, because bash's environment also carries PWD, the long working
+// directory. shellsup reports exec_failed naming the reason and the sizes.
+func TestExecRefusedByKernel(t *testing.T) {
+	tok := reapertest.NewToken()
+	r, code, env, limit := execRefused(t, tok)
+	assert.Equal(t, 126, code)
 	require.NotNil(t, r.errf, "frames %v", r.frameTypes())
 	assert.Equal(t, protocol.CategoryExecFailed, r.errf.Category)
 	assert.Contains(t, r.errf.Message, "E2BIG")

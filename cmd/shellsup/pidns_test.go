@@ -21,7 +21,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"golang.org/x/sys/unix"
 
 	"github.com/shellsup/shellsup/internal/proctest"
 	"github.com/shellsup/shellsup/protocol"
@@ -478,29 +477,9 @@ func TestPidnsInitNotByAccident(t *testing.T) {
 // environment with PWD, as bash would), and shellsup reports exec_failed
 // as without --pidns.
 func TestPidnsExecRefusedByKernel(t *testing.T) {
-	var rl unix.Rlimit
-	require.NoError(t, unix.Getrlimit(unix.RLIMIT_STACK, &rl))
-	limit := max(min(int(rl.Cur/4), 6<<20), 128<<10)
-	dir := t.TempDir()
-	for len(dir) < 3800 {
-		dir = filepath.Join(dir, strings.Repeat("d", 200))
-	}
-	require.NoError(t, os.MkdirAll(dir, 0o755))
 	tok := reapertest.NewToken()
-	env := []string{tok.Env(), "HOME=" + cleanHome, "PATH=" + os.Getenv("PATH")}
-	bin := proctest.Unwrapped(shellsupBin)
-	argv := []string{bin, "--frames", "--pidns", "--", "true"}
-	for i := 0; execSize(bin, argv, env) < limit-1000; i++ {
-		room := limit - 1000 - execSize(bin, argv, env) - 8 - len("PADxxxx=") - 1
-		env = append(env, fmt.Sprintf("PAD%04d=%s", i, strings.Repeat("p", max(0, min(room, 100<<10)))))
-	}
-	cmd := exec.Command(bin, argv[1:]...)
-	cmd.Env = env
-	cmd.Dir = dir
-	raw, err := cmd.Output()
-	require.Error(t, err)
-	assert.Equal(t, 126, cmd.ProcessState.ExitCode())
-	r := decodeAll(t, raw)
+	r, code, _, _ := execRefused(t, tok, "--pidns")
+	assert.Equal(t, 126, code)
 	require.NotNil(t, r.errf, "frames %v", r.frameTypes())
 	assert.Equal(t, protocol.CategoryExecFailed, r.errf.Category)
 	assert.Contains(t, r.errf.Message, "E2BIG")
