@@ -50,7 +50,7 @@ type Leaf struct {
 	pidsEv  *eventsFile
 	memEv   *eventsFile
 	stats   Stats
-	killed  int // processes in the leaf when cgroup.kill was written
+	killed  []int // processes in the leaf when cgroup.kill was written
 	closed  bool
 	closeEr error
 }
@@ -344,8 +344,8 @@ func (l *Leaf) Kill() error {
 	if l.dir == "" || l.closed {
 		return nil
 	}
-	_, ferr := l.freeze.Write([]byte("1")) // kill works without it; it only closes the fork window sooner
-	l.killed += len(procsBelow(l.dir))     // frozen: the list cannot grow
+	_, ferr := l.freeze.Write([]byte("1"))            // kill works without it; it only closes the fork window sooner
+	l.killed = append(l.killed, procsBelow(l.dir)...) // frozen: the list cannot grow
 	if _, err := l.kill.Write([]byte("1")); err != nil {
 		return fmt.Errorf("writing cgroup.kill of %s: %w", l.dir, err)
 	}
@@ -355,9 +355,10 @@ func (l *Leaf) Kill() error {
 	return nil
 }
 
-// Killed is how many processes were in the leaf when Kill wrote
-// cgroup.kill (the /proc walk finds them dead and does not count them).
-func (l *Leaf) Killed() int { return l.killed }
+// KilledPIDs are the processes that were in the leaf when Kill wrote
+// cgroup.kill. The cleanup counts each once, though the /proc walk that
+// follows may find them as zombies not yet reaped and kill them again.
+func (l *Leaf) KilledPIDs() []int { return l.killed }
 
 // Populated reads cgroup.events: is any process left in the leaf or below?
 func (l *Leaf) Populated() (bool, error) {

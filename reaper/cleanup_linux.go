@@ -71,6 +71,7 @@ func (s *sweep) run(c *Containment, graceEnd, hardEnd time.Time, hurry <-chan st
 		return
 	}
 	c.hooks(Tier.Kill)
+	s.countTierKills(c)
 	s.kill(hardEnd)
 	if !s.waitEmpty(time.Now().Add(landing)) {
 		s.rep.Stragglers = s.stragglers()

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -153,4 +154,74 @@ func TestSetup(t *testing.T) {
 	_, err = Setup(t.TempDir())
 	var ue *UnavailableError
 	assert.ErrorAs(t, err, &ue)
+}
+
+// pidKiller is a tier whose Kill SIGKILLs the pids written in a file and
+// lists them, as the cgroup tier's cgroup.kill does for its leaf.
+type pidKiller struct {
+	subreaperTier
+	t      *testing.T
+	pidsAt string
+	pids   []int
+	// reaped: Kill returns only once the pids are gone from /proc (their
+	// parent reaped them), so the walk after it never sees them.
+	reaped bool
+}
+
+func (k *pidKiller) Kill() error {
+	b, err := os.ReadFile(k.pidsAt)
+	require.NoError(k.t, err)
+	for _, f := range strings.Fields(string(b)) {
+		pid, err := strconv.Atoi(f)
+		require.NoError(k.t, err)
+		require.NoError(k.t, unix.Kill(pid, unix.SIGKILL))
+		k.pids = append(k.pids, pid)
+		for k.reaped && exists(pid) {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	return nil
+}
+
+func (k *pidKiller) KilledPIDs() []int { return k.pids }
+
+func exists(pid int) bool {
+	_, err := os.Stat("/proc/" + strconv.Itoa(pid))
+	return err == nil
+}
+
+// A process a tier killed is counted once, also when the walk after the
+// tier's Kill finds it as a zombie and sends it SIGKILL again: B's parent A
+// (an exec'd sleep) never reaps it.
+func TestCleanupCountsTierKillsOnce(t *testing.T) {
+	dir := t.TempDir()
+	ready, pids := filepath.Join(dir, "ready"), filepath.Join(dir, "pids")
+	w, tok := tree(t, "trap '' TERM; (sleep 300 & echo $! > "+pids+"; exec sleep 300) & until [ -s "+pids+" ]; do sleep 0.01; done; touch "+ready+"; wait")
+	waitFile(t, ready)
+	c := subreaper(t)
+	k := &pidKiller{t: t, pidsAt: pids}
+	c.AddTier(k)
+	rep := c.Cleanup(w, Deadlines{Grace: 200 * time.Millisecond, Kill: 2 * time.Second})
+	assert.True(t, rep.Clean(), "stragglers: %v", rep.Stragglers)
+	require.Len(t, k.pids, 1)
+	assert.Equal(t, 3, rep.Killed, "bash and A by the walk, B by the tier (the walk finds it a zombie): each once")
+	assert.Equal(t, 3, rep.Signalled)
+	reapertest.Check(t, tok)
+}
+
+// A process a tier killed and its parent reaped before the walk looked is
+// still counted.
+func TestCleanupCountsTierKillsTheWalkNeverSees(t *testing.T) {
+	dir := t.TempDir()
+	ready, pids := filepath.Join(dir, "ready"), filepath.Join(dir, "pids")
+	w, tok := tree(t, "trap '' TERM; sleep 300 & echo $! > "+pids+"; touch "+ready+"; wait; exec sleep 300")
+	waitFile(t, ready)
+	c := subreaper(t)
+	k := &pidKiller{t: t, pidsAt: pids, reaped: true}
+	c.AddTier(k)
+	rep := c.Cleanup(w, Deadlines{Grace: 200 * time.Millisecond, Kill: 2 * time.Second})
+	assert.True(t, rep.Clean(), "stragglers: %v", rep.Stragglers)
+	assert.Equal(t, 2, rep.Killed, "the sleep by the tier, bash (exec'd into a sleep) by the walk")
+	assert.Equal(t, 2, rep.Signalled)
+	reapertest.Check(t, tok)
 }

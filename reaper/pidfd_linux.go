@@ -35,6 +35,10 @@ func pidfdSignal(fd int, sig unix.Signal) error { return linux.PidfdSendSignal(f
 // errReused: the pid now names a different process than the scan saw.
 var errReused = errors.New("pid was reused by another process")
 
+// errExited: the target has exited and is a zombie awaiting its reaper; no
+// signal reaches it, and none is needed.
+var errExited = errors.New("process has exited")
+
 // openChecked opens a pidfd for pid, then reads /proc/PID/stat again and
 // keeps the pidfd only if ok accepts what it shows. The pidfd was opened
 // first, so if the process it refers to is still alive after the read, the

@@ -13,8 +13,8 @@ type Straggler struct {
 // Report says what Cleanup did.
 type Report struct {
 	Tier       string
-	Signalled  int // distinct processes sent SIGTERM or SIGKILL
-	Killed     int // distinct processes sent SIGKILL
+	Signalled  int // distinct processes a SIGTERM or SIGKILL reached alive (a tier's kill included)
+	Killed     int // distinct processes a SIGKILL (the walk's or a tier's) reached alive
 	Rounds     int // /proc scans
 	Stragglers []Straggler
 	Duration   time.Duration

@@ -21,7 +21,9 @@ type target struct {
 	state                   byte   // from the last full scan
 	child                   bool
 	seq                     uint64 // child: the Waiter's reap count when verified
-	termed, stopped, killed bool
+	termed, stopped, killed bool   // sent (or found dead when due)
+	reached                 bool   // the last signal reached it alive
+	counted                 bool   // in the report's Signalled
 	forgotten               bool
 	signalErr               error
 }
@@ -39,6 +41,10 @@ type sweep struct {
 	// (its parent changed, or its stat could not be read). Such a round is
 	// not a fixpoint, whatever else it found.
 	unsettled bool
+	// tierKilled are the processes a tier's Kill killed, counted once in
+	// the report by countTierKills; the walk's later signals to them are
+	// not counted again.
+	tierKilled map[int]bool
 }
 
 func newSweep(c *Containment, w *Waiter) *sweep {
@@ -77,7 +83,8 @@ func (s *sweep) waitEmpty(deadline time.Time) bool {
 // signalAll sends each signal in turn to every target not yet done, a
 // whole pass per signal (a SIGCONT right behind each SIGTERM would contend
 // with a target already exiting on the other CPU). It returns how many
-// targets were signalled.
+// targets it took in hand. The report counts a target only if the first
+// signal reached it alive: one gone, or found a zombie, was not signalled.
 func (s *sweep) signalAll(ts []*target, done func(*target) bool, sigs ...unix.Signal) (fresh int) {
 	var todo []*target
 	for _, t := range ts {
@@ -85,16 +92,17 @@ func (s *sweep) signalAll(ts []*target, done func(*target) bool, sigs ...unix.Si
 			todo = append(todo, t)
 		}
 	}
-	for _, sig := range sigs {
-		s.signalPass(todo, sig)
-	}
+	s.signalPass(todo, sigs[0])
 	for _, t := range todo {
 		s.mark(t, sigs[0])
+	}
+	for _, sig := range sigs[1:] {
+		s.signalPass(todo, sig)
 	}
 	return len(todo)
 }
 
-// mark records that t was sent sig, and counts it.
+// mark records that t was sent sig, and counts it if sig reached it.
 func (s *sweep) mark(t *target, sig unix.Signal) {
 	switch sig {
 	case unix.SIGTERM:
@@ -103,23 +111,42 @@ func (s *sweep) mark(t *target, sig unix.Signal) {
 		t.stopped = true
 	case unix.SIGKILL:
 		t.killed = true
+	}
+	if !t.reached || s.tierKilled[t.pid] {
+		return
+	}
+	if sig == unix.SIGKILL {
 		s.rep.Killed++
 	}
-	if !t.counted() {
+	if !t.counted {
+		t.counted = true
 		s.rep.Signalled++
 	}
 }
 
-// counted reports whether the target was already counted as signalled,
-// before the flag for the current signal is set.
-func (t *target) counted() bool {
-	n := 0
-	for _, f := range []bool{t.termed, t.stopped, t.killed} {
-		if f {
-			n++
+// countTierKills counts, once each, the processes the tiers' Kill hooks
+// killed: as killed, and as signalled unless the walk signalled them first.
+// It runs before the walk's own SIGKILL pass.
+func (s *sweep) countTierKills(c *Containment) {
+	for _, tier := range c.tiers {
+		kl, ok := tier.(killLister)
+		if !ok {
+			continue
+		}
+		for _, pid := range kl.KilledPIDs() {
+			if s.tierKilled[pid] {
+				continue
+			}
+			if s.tierKilled == nil {
+				s.tierKilled = map[int]bool{}
+			}
+			s.tierKilled[pid] = true
+			s.rep.Killed++
+			if t := s.targets[pid]; t == nil || !t.counted {
+				s.rep.Signalled++
+			}
 		}
 	}
-	return n > 1
 }
 
 // pinBatch is how many children one pin signals back to back: the reap
@@ -130,6 +157,9 @@ const pinBatch = 32
 // signalPass sends sig to every target of ts not forgotten, in order:
 // runs of children by pid, pinBatch to a pin; any other through a pidfd.
 func (s *sweep) signalPass(ts []*target, sig unix.Signal) {
+	for _, t := range ts {
+		t.reached = false // settle sets it for each target signalled
+	}
 	for i := 0; i < len(ts); {
 		if !ts[i].child {
 			if !ts[i].forgotten {
@@ -150,7 +180,9 @@ func (s *sweep) signalPass(ts []*target, sig unix.Signal) {
 // settle records the outcome of signalling t. A target found gone is
 // forgotten: its pid may name a stranger now.
 func (s *sweep) settle(t *target, err error) {
+	t.reached = err == nil
 	switch {
+	case errors.Is(err, errExited):
 	case errors.Is(err, errReused) || gone(err):
 		s.forget(t)
 	case err != nil:
@@ -173,7 +205,7 @@ func (s *sweep) signalChildren(ts []*target, sig unix.Signal) {
 // signalChild signals a child by pid, if it is still the child verified:
 // not reaped since (its pid could name another child now) and unreaped.
 // A child that has exited (a zombie: no signal can reach it) is left
-// alone. Call it pinned.
+// alone (errExited). Call it pinned.
 func (s *sweep) signalChild(t *target, sig unix.Signal) error {
 	if s.w.reapedSince(t.pid, t.seq) {
 		return errReused
@@ -182,13 +214,16 @@ func (s *sweep) signalChild(t *target, sig unix.Signal) error {
 	case notChild:
 		return errReused
 	case exitedChild:
-		return nil
+		return errExited
 	}
 	return kill(t.pid, sig)
 }
 
 // signalDeep signals a deeper descendant through a short-lived pidfd.
 func (s *sweep) signalDeep(t *target, sig unix.Signal) error {
+	if t.state == 'Z' {
+		return errExited // a zombie at the last scan: dead for good
+	}
 	fd, err := openFirm(&s.dir, t)
 	if err != nil {
 		return err

@@ -22,6 +22,13 @@ type Tier interface {
 	Close() error
 }
 
+// killLister is a Tier whose Kill can say which processes it killed (host
+// pids), so that the report counts each process once: the /proc walk after
+// it may still find them, as zombies not yet reaped, and kill them again.
+type killLister interface {
+	KilledPIDs() []int
+}
+
 // subreaperTier is the floor: PR_SET_CHILD_SUBREAPER keeps every
 // descendant inside shellsup's process tree, and the /proc walk does all
 // the signalling, so its hooks do nothing.

@@ -81,13 +81,12 @@ func closeLeaf(leaf *cgroup.Leaf) {
 	}
 }
 
-// leafStats are what hit the limits and how many processes cgroup.kill
-// killed; zero without a leaf.
-func leafStats(leaf *cgroup.Leaf) (cgroup.Stats, int) {
+// leafStats are what hit the limits; zero without a leaf.
+func leafStats(leaf *cgroup.Leaf) cgroup.Stats {
 	if leaf == nil {
-		return cgroup.Stats{}, 0
+		return cgroup.Stats{}
 	}
-	return leaf.Stats(), leaf.Killed()
+	return leaf.Stats()
 }
 
 // leafDir is the v2 leaf's directory, "" without one.

@@ -72,10 +72,7 @@ type session struct {
 	started time.Time // bash spawned
 	cleaned time.Time // cleanup over
 	limits  cgroup.Stats
-	// cgroupKilled were killed by cgroup.kill before the /proc walk's
-	// SIGKILL pass, which then finds them gone.
-	cgroupKilled int
-	leafDir      string // the v2 leaf, reported in start
+	leafDir string // the v2 leaf, reported in start
 
 	// ended is set once the ending is decided: a SIGINT or SIGTERM after
 	// it skips the rest of the grace, closing hurry.
@@ -135,7 +132,7 @@ func run(cfg Config, stdio Stdio, out *output) int {
 	s.notice(end)
 	rep := cont.Cleanup(w, reaper.Deadlines{Grace: cfg.graceDuration(), Kill: killBudget, Hurry: s.hurry})
 	s.cleaned = time.Now()
-	s.limits, s.cgroupKilled = leafStats(leaf) // final: Cleanup closed the leaf
+	s.limits = leafStats(leaf) // final: Cleanup closed the leaf
 	drainTimedOut := d.finish(drainGrace, !cfg.Frames, s.hurry)
 	return s.finish(w, end, rep, drainTimedOut)
 }
@@ -327,7 +324,7 @@ func (s *session) totals(w *reaper.Waiter, end ending, rep reaper.Report, drainT
 		Redactions: s.streams.redactions(), Capture: s.cfg.Capture.String(), LeftOut: kept,
 		Spill: s.streams.closeSpill(),
 		Cleanup: protocol.Cleanup{
-			Tier: rep.Tier, Trigger: end.trigger.word(), Signalled: rep.Signalled, Killed: rep.Killed + s.cgroupKilled,
+			Tier: rep.Tier, Trigger: end.trigger.word(), Signalled: rep.Signalled, Killed: rep.Killed,
 			Reaped: w.Count(), Rounds: rep.Rounds, Stragglers: stragglers,
 			StragglersOmitted: len(rep.Stragglers) - len(stragglers),
 			Ms:                rep.Duration.Milliseconds(), DrainTimedOut: drainTimedOut,

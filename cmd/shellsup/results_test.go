@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/shellsup/shellsup/internal/proctest"
 	"github.com/shellsup/shellsup/protocol"
 	"github.com/shellsup/shellsup/reaper/reapertest"
 	"github.com/shellsup/shellsup/request"
@@ -97,6 +98,22 @@ func TestTermIgnorerKilledAtGrace(t *testing.T) {
 	assert.Less(t, ms, 1500*time.Millisecond+3*time.Second, "not killed within grace + kill budget")
 	assert.GreaterOrEqual(t, tot.Cleanup.Killed, 1)
 	assert.Equal(t, "SIGKILL", *tot.Signal)
+}
+
+// TestKilledCountsEachProcessOnce: bash and two deeper sleeps, all
+// ignoring SIGTERM, are three processes killed, whichever tier killed them
+// (cgroup.kill, then the /proc walk finding them dead, used to count the
+// deeper ones twice).
+func TestKilledCountsEachProcessOnce(t *testing.T) {
+	if proctest.Tier() == "pidns" {
+		t.Skip("under --pidns the init reaps its namespace: the counts are the init's (see the README)")
+	}
+	for i := 0; i < 3; i++ {
+		r := runShellsup(t, opts{args: []string{"--timeout", "0.3", "--grace", "0.2"}, command: "trap '' TERM; sleep 300 & sleep 300 & echo ready; wait"})
+		tot := requireTotals(t, r)
+		assert.Equal(t, 3, tot.Cleanup.Killed, "tier %s", tot.Cleanup.Tier)
+		assert.Equal(t, 3, tot.Cleanup.Signalled, "tier %s", tot.Cleanup.Tier)
+	}
 }
 
 // TestTermHonouredQuickly: a tree that exits on SIGTERM ends the cleanup at
