@@ -17,8 +17,12 @@ type Containment struct {
 // Setup makes shellsup a child subreaper and checks that procRoot (always
 // "/proc" outside tests) is a mounted procfs that can enumerate processes,
 // and that pidfds work. Any failure is an *UnavailableError: shellsup
-// refuses to run rather than run with weaker containment.
+// refuses to run rather than run with weaker containment. It also starts
+// the OS threads the process will need (see reserveThreads), as the fd
+// reserve was taken at init: what a command could deny shellsup later by
+// lowering its rlimits is held before the command exists.
 func Setup(procRoot string) (*Containment, error) {
+	reserveThreads()
 	if err := becomeSubreaper(); err != nil {
 		return nil, err
 	}
