@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strconv"
@@ -43,10 +44,21 @@ const (
 	outcomeFile    = "outcome.txt" // H: what Run returned
 )
 
+// The helpers below the leader are started from the registry entries the
+// test passes down (args: directory, link's entry, harness's entry), so
+// that the test binary's registry knows they were started.
+
+// nextHelper is the test binary run as the helper of entry, with args.
+func nextHelper(entry string, args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), entry) // the later entry wins
+	return cmd
+}
+
 // orphanLeader (L, a session leader) starts the link in a new process
 // group of its session and waits for it.
 func orphanLeader(args []string) int {
-	link := helpers.Command("orphan-link", args...)
+	link := nextHelper(args[1], args[0], args[2])
 	link.Stderr = os.Stderr
 	link.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := link.Run(); err != nil {
@@ -60,7 +72,7 @@ func orphanLeader(args []string) int {
 // the harness's shellsup is stopped, and exits without waiting for it.
 func orphanLink(args []string) int {
 	dir := args[0]
-	harness := helpers.Command("orphan-harness", dir)
+	harness := nextHelper(args[1], dir)
 	harness.Stderr = os.Stderr
 	if err := harness.Start(); err != nil {
 		fmt.Fprintf(os.Stderr, "orphan-link: starting the harness: %v\n", err)
@@ -125,7 +137,7 @@ func TestStoppedShellsupInOrphanedGroupSparesTheHarness(t *testing.T) {
 	tok := reapertest.NewToken()
 	t.Cleanup(func() { reapertest.Check(t, tok) })
 	dir := t.TempDir()
-	leader := helpers.Command("orphan-leader", dir)
+	leader := helpers.Command("orphan-leader", dir, helpers.Env("orphan-link"), helpers.Env("orphan-harness"))
 	leader.Env = append(leader.Env, tok.Env())
 	leader.Stderr = os.Stderr
 	leader.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
