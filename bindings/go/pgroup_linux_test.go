@@ -68,7 +68,7 @@ func orphanLeader(args []string) int {
 	return 0
 }
 
-// orphanLink (T) starts the harness in its own group P (no new group), waits until
+// orphanLink (T) starts the harness in T's own group P (no new group), waits until
 // the harness's shellsup is stopped, and exits without waiting for it.
 func orphanLink(args []string) int {
 	dir := args[0]
