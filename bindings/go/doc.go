@@ -24,9 +24,11 @@
 // Request.Env). Work handed to a daemon that is not a descendant — a
 // systemd-run unit, an existing tmux server, at, docker — is out of reach,
 // and if shellsup itself is SIGKILLed the subreaper boundary ends with it.
-// The command has no input: its stdin is /dev/null. shellsup stays in the
-// caller's process group, so a terminal's Ctrl-C reaches it and cancels
-// the run (CancelReason "signal").
+// The command has no input: its stdin is /dev/null. shellsup runs in a
+// process group of its own (in the caller's session), so that a command
+// that stops shellsup cannot get the caller's group sent SIGHUP; a
+// terminal's Ctrl-C therefore reaches only the caller, which cancels the
+// run by cancelling ctx (signal.NotifyContext: CancelReason "request").
 //
 // Start(ctx, Request) starts the command as a job instead: a run the
 // caller does not wait for (a dev server, a watcher), with a lifetime

@@ -68,7 +68,8 @@ def test_sigint_to_a_child_python_cleans_up_and_raises(leaks, child_env, script,
         if target == "process":
             child.send_signal(signal.SIGINT)  # only Python: the binding sends the cancel frame
         else:
-            # A terminal's Ctrl-C: Python and shellsup share the process group and both get it.
+            # A terminal's Ctrl-C: SIGINT to Python's process group. shellsup has a group of
+            # its own (test_pgroup.py), so only Python gets it, and the binding cancels.
             os.killpg(child.pid, signal.SIGINT)
         out, err = child.communicate(timeout=10)
         elapsed = time.monotonic() - start

@@ -8,6 +8,16 @@ pipe, shellsup sees EOF and cleans up by itself.
 
 Signals go through a pidfd where the interpreter has one (Python 3.9+),
 so they can never reach a process that reused shellsup's pid.
+
+shellsup runs in a process group of its own, in Python's session. The
+command runs as Python's user and can stop shellsup (kill -STOP $PPID);
+were shellsup in Python's group, that group would then hold a stopped
+process, and the moment it became orphaned (Python started in the
+background by a shell that has since exited, or by a daemon without job
+control) the kernel would send the whole group SIGHUP and SIGCONT, and
+Python dies of SIGHUP. In its own group only shellsup gets them. A
+terminal's Ctrl-C then reaches Python alone, whose KeyboardInterrupt
+handling cancels the run.
 """
 
 from __future__ import annotations
@@ -15,12 +25,34 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-from typing import List, Optional
+import sys
+from typing import Any, Dict, List, Optional
 
 from . import _core, _frames
 from ._validate import Request
 
 READ_SIZE = 1 << 18
+
+
+def _setpgid() -> None:
+    os.setpgid(0, 0)
+
+
+# The Popen arguments that put shellsup in a new process group that it
+# leads. Python 3.11+ has process_group: _posixsubprocess calls setpgid(0, 0)
+# between fork and exec, with no Python code in the child. Before 3.11 the
+# only way that keeps the session is preexec_fn. The subprocess docs warn
+# that preexec_fn is not safe in the presence of threads (the child could
+# deadlock before exec): it runs Python code in the forked child, where a
+# lock another thread held at the fork stays held. This one is as small as
+# a preexec_fn gets: the call of one builtin, os.setpgid, itself a single
+# async-signal-safe syscall; the forking thread holds the GIL, and glibc's
+# malloc resets its locks in the child. (Python 3.8-3.10 refuse preexec_fn
+# in subinterpreters: Popen raises RuntimeError there.)
+# start_new_session=True would need no preexec_fn, but setsid detaches
+# shellsup from the controlling terminal and changes its session too: more
+# than needed.
+OWN_GROUP: Dict[str, Any] = {"process_group": 0} if sys.version_info >= (3, 11) else {"preexec_fn": _setpgid}
 
 
 class Shellsup:
@@ -36,6 +68,7 @@ class Shellsup:
                 stderr=subprocess.PIPE,
                 env=request.env,
                 bufsize=0,
+                **OWN_GROUP,
             )
         except OSError as exc:
             raise core.spawn_failed(exc) from exc
