@@ -32,8 +32,9 @@ test-tiers: build ## the integration suite once per forced tier (TIERS="subreape
 	  SHELLSUP_TEST_TIER=$$tier $(GO) test -count=1 ./cmd/shellsup/ || exit 1; done
 
 test-python: build ## the Python binding's pytest suite against bin/shellsup
+	CGO_ENABLED=0 $(GO) build -trimpath -tags testseams -o bin/shellsup-testseams ./cmd/shellsup
 	@py=$$(.ci/find-python) && echo "python: $$py" && \
-	SHELLSUP_BIN=$(CURDIR)/$(BIN) $$py -m pytest -q bindings/python/tests
+	SHELLSUP_BIN=$(CURDIR)/$(BIN) SHELLSUP_TESTSEAMS_BIN=$(CURDIR)/bin/shellsup-testseams $$py -m pytest -q bindings/python/tests
 
 # The race-prone tests: cancels racing timeouts and forks, parent deaths,
 # signals, and the cleanup's own tests.

@@ -123,6 +123,7 @@ func run(cfg Config, stdio Stdio, out *output) int {
 	}
 	w := reaper.StartWaiter(c.pid)
 	s.leader = c.leader(w)
+	time.Sleep(seamStartDelay())
 	s.announce(c, cont)
 	d := startDrain(c, s.streams.pumps)
 	s.watchCancels(stdio.Stdin, sigs)

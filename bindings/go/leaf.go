@@ -1,8 +1,10 @@
 package shellsup
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -66,4 +68,31 @@ func populated(leaf string) bool {
 		}
 	}
 	return true
+}
+
+// sweepWait bounds `shellsup sweep`.
+const sweepWait = 5 * time.Second
+
+// sweepLeaves runs `shellsup sweep` for a shellsup that died before its
+// start frame named its cgroup leaf (the command can SIGKILL it that soon):
+// the leaf, named after a shellsup that is gone, is stale, and the sweep
+// kills what is in it and removes it, with any other stale leaf. Call it
+// once shellsup has been reaped (a zombie's leaf is not stale yet). It says
+// what the sweep did.
+func sweepLeaves(bin string, env []string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), sweepWait)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "sweep")
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	text := strings.TrimSpace(strings.ReplaceAll(string(out), "shellsup: sweep: ", ""))
+	text = strings.ReplaceAll(text, "\n", "; ")
+	switch {
+	case err != nil:
+		return fmt.Sprintf("Run ran %s sweep, which failed (%v): %s", bin, err, text)
+	case text == "no stale leaves":
+		return "Run ran shellsup sweep: no cgroup leaf was left (no cgroup tier, or nothing ran in it)"
+	default:
+		return "Run ran shellsup sweep: " + text
+	}
 }

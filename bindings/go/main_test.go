@@ -11,6 +11,9 @@ import (
 // pattern): see helpers_test.go.
 var helpers = proctest.NewHelpers("SHELLSUP_GOBINDING_HELPER")
 
+// seamsBin is shellsup built with its test seams (supervisor/seams_testseams.go).
+var seamsBin string
+
 // TestMain builds the real shellsup binary once, points $SHELLSUP_BIN at
 // it, gives every run a clean $HOME (a login shell sources ~/.profile,
 // which is slow and may print), and makes the test binary a child
@@ -20,8 +23,11 @@ func TestMain(m *testing.M) {
 	var bin, home string
 	proctest.Main(m, proctest.Config{
 		Helpers: helpers,
-		Builds:  []proctest.Build{{Pkg: "./cmd/shellsup", Out: &bin}},
-		Home:    &home,
+		Builds: []proctest.Build{
+			{Pkg: "./cmd/shellsup", Out: &bin},
+			{Pkg: "./cmd/shellsup", Tags: "testseams", Out: &seamsBin},
+		},
+		Home: &home,
 		Setup: func() error {
 			if err := os.Setenv(BinaryEnv, bin); err != nil {
 				return err

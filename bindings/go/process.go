@@ -301,9 +301,16 @@ func (p *process) abandonment() string {
 
 // leftover says what is known to be left of a run whose shellsup ended
 // without totals: bash, if it is still alive, and what it started, which
-// only shellsup could have cleaned up.
-func leftover(start *protocol.Start) string {
+// only shellsup could have cleaned up. A cgroup leaf is killed: the one
+// the start frame named, or, without one, any that the sweep finds stale.
+func (p *process) leftover(start *protocol.Start) string {
 	if start == nil {
+		if ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() && !p.abandoned() {
+			// Killed before its start frame, not by Run: no leaf was
+			// named. A shellsup that exited by itself had nothing to
+			// leave, and one Run signalled was asked to clean up.
+			return "; no start frame arrived, so what it started is unknown; " + sweepLeaves(p.cmd.Path, p.cmd.Env)
+		}
 		return "; no start frame arrived, so what it started is unknown"
 	}
 	if start.Cgroup != "" {
@@ -363,7 +370,7 @@ func (p *process) brokeOff(out outcome, readErr error) *Error {
 	}
 	fmt.Fprintf(&b, "; shellsup %s", p.cmd.ProcessState)
 	if out.totals == nil {
-		b.WriteString(leftover(out.start))
+		b.WriteString(p.leftover(out.start))
 	}
 	if s := strings.TrimSpace(p.stderr.String()); s != "" {
 		fmt.Fprintf(&b, "; its stderr: %q", s)

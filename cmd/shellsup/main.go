@@ -15,19 +15,7 @@ import (
 	"github.com/shellsup/shellsup/pidns"
 )
 
-// subcommands are the first arguments that are not options: each names a
-// tool run instead of a command.
-var subcommands = map[string]func(args []string) int{
-	"decode": decodeMain,
-	"sweep":  func(args []string) int { return sweep(args, os.Stdout, os.Stderr) },
-}
-
 func main() {
 	pidns.MaybeInit() // the PID-namespace init is this binary, re-executed; it never returns
-	if len(os.Args) > 1 {
-		if sub, ok := subcommands[os.Args[1]]; ok {
-			os.Exit(sub(os.Args[2:]))
-		}
-	}
 	os.Exit(cli.Run(os.Args[1:], cli.StdStreams()))
 }

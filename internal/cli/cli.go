@@ -74,7 +74,9 @@ func VersionLine() string {
 }
 
 // Run runs the supervisor for the command line argv (without the program
-// name), or prints the help or the version, and returns the exit code.
+// name), or prints the help or the version, or runs a subcommand (decode,
+// sweep: the first argument, which no option can be), and returns the exit
+// code.
 //
 // Run is the entry point of both the shellsup binary and a harness
 // re-executed by the embedded mode (bindings/go/embedded). A mode that the
@@ -82,6 +84,14 @@ func VersionLine() string {
 // recognised here and in embedded.Init too, not only in cmd/shellsup:
 // in embedded mode the executable is the harness.
 func Run(argv []string, stdio supervisor.Stdio) int {
+	if len(argv) > 0 {
+		switch argv[0] {
+		case "decode":
+			return decodeMain(argv[1:])
+		case "sweep":
+			return sweep(argv[1:], stdio.Stdout, stdio.Stderr)
+		}
+	}
 	args, err := Parse(argv)
 	switch {
 	case errors.Is(err, flag.ErrHelp):

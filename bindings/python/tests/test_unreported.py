@@ -7,6 +7,7 @@ a ShellsupError that says what happened and what is known to be left.
 
 import asyncio
 import os
+import re
 import time
 
 import pytest
@@ -65,6 +66,33 @@ def test_a_shellsup_killed_by_its_command_is_reported_with_what_is_left(leaks, m
     left = leaks.wait_for(2, comm="sleep")
     assert pid in {p.pid for p in left}, (pid, left)  # the exec'd bash is that sleep
     leaks.kill(left)
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_a_shellsup_killed_before_its_start_frame_is_swept(leaks, monkeypatch, mode):
+    # A build with test seams holds the start frame back 500 ms, so the
+    # command's SIGKILL always comes first (on a loaded machine it can in a
+    # production build too). No leaf was named: the binding runs shellsup
+    # sweep, which kills the dead shellsup's leaf in the cgroup tier.
+    seams = os.environ.get("SHELLSUP_TESTSEAMS_BIN")
+    if not seams:
+        pytest.skip("needs SHELLSUP_TESTSEAMS_BIN (make test-python builds it)")
+    tier = _default_tier()
+    monkeypatch.setenv("SHELLSUP_BIN", seams)
+    monkeypatch.setenv("SHELLSUP_TEST_START_DELAY", "500ms")
+    with pytest.raises(shell.ShellsupError) as exc:
+        _call(mode, "kill -KILL $PPID; setsid sleep 300 & exec sleep 300", timeout=30)
+    message = str(exc.value)
+    assert exc.value.category == "protocol"
+    assert "shellsup was killed by SIGKILL without reporting a result" in message, message
+    assert "no start frame arrived" in message, message
+    if "cgroup" in tier.split("+"):
+        assert re.search(r"the binding ran shellsup sweep: killed [1-9][0-9]* processes in /\S+/shellsup-\d+-\d+ and removed it",
+                         message), message
+        assert leaks.survivors() == []
+        return
+    assert "the binding ran shellsup sweep: no cgroup leaf was left" in message, message
+    leaks.kill(leaks.wait_for(2, comm="sleep"))
 
 
 def test_a_leaf_that_is_not_shellsups_is_never_touched(tmp_path):

@@ -85,6 +85,9 @@ class Core:
         # kills the cgroup leaf of a shellsup that died without totals (_leaf.kill;
         # a test may replace it); its answer goes into the error message
         self.kill_leaf: Callable[[str], str] = _leaf.kill
+        # runs shellsup sweep for a shellsup that died before its start frame
+        # named a leaf (_leaf.sweep; a test may replace it)
+        self.sweep_leaves: Callable[[], str] = lambda: _leaf.sweep(self.binary, self.request.env)
         self._leaf_note: Optional[str] = None
 
     # -- spawning -------------------------------------------------------------
@@ -246,9 +249,17 @@ class Core:
     def _kill_leftover_leaf(self) -> None:
         """shellsup gone without totals in the cgroup tier: its tree may still be in
         the leaf the start frame named; kill it (the one I/O the core does, through
-        the injectable ``kill_leaf``)."""
+        the injectable ``kill_leaf``). Killed by a signal before its start frame,
+        it named no leaf: once it is reaped, ``sweep_leaves`` kills every stale
+        one (a shellsup that exited by itself before starting had nothing to leave)."""
         start = self.session.start
-        if self.session.done or start is None or self._leaf_note is not None:
+        if self.session.done or self.session.error is not None or self._leaf_note is not None:
+            return
+        if start is None:
+            # killed by a signal the binding did not send (one it sent came after
+            # a cancel that asked shellsup to clean up)
+            if self.returncode is not None and self.returncode < 0 and not self._sent:
+                self._leaf_note = self.sweep_leaves()
             return
         leaf = start.get("cgroup")
         if isinstance(leaf, str) and leaf:
@@ -349,7 +360,8 @@ class Core:
                 f"its cleanup was not confirmed: the command (bash pid {start.get('childPid')}) "
                 "and its descendants may still be running"
             )
-        return "no start frame arrived, so no command is known to have started"
+        note = f"; {self._leaf_note}" if self._leaf_note else ""
+        return f"no start frame arrived, so no command is known to have started{note}"
 
 
 def _straggler(s: Any) -> str:

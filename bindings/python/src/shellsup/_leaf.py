@@ -4,15 +4,38 @@ In the cgroup tier the start frame names the run's leaf directory. If
 shellsup is then killed (SIGKILL, the OOM killer), its tree stays in the
 leaf; the binding writes 1 to the leaf's cgroup.kill, waits for
 ``populated 0`` and removes the leaf, so that nothing is left even before
-the next shellsup start sweeps stale leaves.
+the next shellsup start sweeps stale leaves. A shellsup killed before its
+start frame (a command can SIGKILL it that soon) named no leaf: the binding
+runs ``shellsup sweep``, which kills and removes every stale leaf, that
+one among them.
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
 import time
+from typing import Dict, Optional
 
 POPULATED_WAIT = 1.0  # seconds to wait for the leaf to empty after cgroup.kill
+SWEEP_WAIT = 5.0  # seconds shellsup sweep may take
+
+
+def sweep(binary: str, env: Optional[Dict[str, str]]) -> str:
+    """Run ``shellsup sweep`` once shellsup has been reaped (a zombie's leaf is not
+    stale yet); say what it did."""
+    try:
+        done = subprocess.run([binary, "sweep"], env=env, stdin=subprocess.DEVNULL,
+                              capture_output=True, timeout=SWEEP_WAIT, check=False)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"the binding could not run shellsup sweep: {exc}"
+    text = (done.stdout + done.stderr).decode("utf-8", "replace").replace("shellsup: sweep: ", "")
+    text = "; ".join(line for line in text.splitlines() if line.strip())
+    if done.returncode != 0:
+        return f"the binding ran shellsup sweep, which failed (exit {done.returncode}): {text}"
+    if text == "no stale leaves":
+        return "the binding ran shellsup sweep: no cgroup leaf was left (no cgroup tier, or nothing ran in it)"
+    return f"the binding ran shellsup sweep: {text}"
 
 
 def kill(path: str) -> str:
