@@ -221,9 +221,6 @@ func (s *sweep) signalChild(t *target, sig unix.Signal) error {
 
 // signalDeep signals a deeper descendant through a short-lived pidfd.
 func (s *sweep) signalDeep(t *target, sig unix.Signal) error {
-	if t.state == 'Z' {
-		return errExited // a zombie at the last scan: dead for good
-	}
 	fd, err := openFirm(&s.dir, t)
 	if err != nil {
 		return err
