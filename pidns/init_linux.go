@@ -149,6 +149,12 @@ func writeRecord(status *os.File, kind, value uint32) {
 func startBash(command string, login bool) (int, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	// Capabilities belong to each thread, and bash gets those of the thread
+	// that forks it: this one, which the runtime may have started before
+	// runInit dropped them on another.
+	if err := dropInheritedCaps(); err != nil {
+		return 0, err
+	}
 	var empty, old unix.Sigset_t
 	if err := unix.PthreadSigmask(unix.SIG_SETMASK, &empty, &old); err != nil {
 		return 0, err
