@@ -10,12 +10,8 @@ import urllib.parse
 from dataclasses import dataclass
 from typing import Any, List, Optional, Pattern, Union
 
+from ._limits import DEFAULT_LIFETIME, MAX_LIFETIME
 from ._validate import Request, invalid, quote
-
-MAX_LIFETIME = 7 * 24 * 3600  # seconds: shellsup's --lifetime ceiling
-DEFAULT_LIFETIME = 3600
-SPILL_SUFFIX = {"": 0, "K": 10, "M": 20, "G": 30}
-DEFAULT_SPILL_MAX = 256 << 20  # shellsup's --spill-max default
 
 
 @dataclass(frozen=True)
@@ -79,25 +75,6 @@ def check_spill_dir(spill: Any) -> Optional[str]:
     if not os.access(absolute, os.W_OK | os.X_OK):
         raise invalid(f"spill directory {quote(path)} is not writable")
     return absolute
-
-
-def check_spill_max(spill_max: Any) -> Optional[int]:
-    """None (shellsup's 256 MiB), bytes, or a string such as "64M" (powers of 1024)."""
-    if spill_max is None:
-        return None
-    value = None
-    if isinstance(spill_max, int) and not isinstance(spill_max, bool):
-        value = spill_max
-    elif isinstance(spill_max, str):
-        text = spill_max.strip().upper()
-        unit = text[-1:] if text[-1:] in SPILL_SUFFIX else ""
-        digits = text[: len(text) - len(unit)]
-        if digits.isdigit():
-            value = int(digits) << SPILL_SUFFIX[unit]
-    if value is None or not 0 <= value < 1 << 63:
-        raise invalid("spill_max must be None or a whole number of bytes, at least 0, or a string with a K, M or G "
-                      f"suffix (powers of 1024), e.g. \"64M\" (got {quote(spill_max)})")
-    return value
 
 
 def check_name(name: Any, command: str) -> str:
