@@ -32,13 +32,13 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 from . import _frames, _limits
 from ._errors import JobError, JobTimeoutError, ShellsupError
 from ._find import find_binary
-from ._jobargs import JobRequest, check_lifetime, check_name, check_spill_dir, check_wait_timeout
+from ._jobargs import JobRequest, check_lifetime, check_name, check_wait_timeout
 from ._limits import DEFAULT_BUDGET, DEFAULT_LIFETIME, DEFAULT_SPILL_MAX
 from ._probe import PORTS_WAIT, Probe
 from ._result import SkillResult
 from ._run import Run
 from ._spillread import SpillReader, tail_lines
-from ._validate import PathLike, Request, check_grace, check_spill_max, invalid, quote, request
+from ._validate import PathLike, Request, check_grace, check_spill_dir, check_spill_max, invalid, quote, request
 
 READ_LIMIT = 64 * 1024  # bytes of both streams one read() returns at most
 START_WAIT = 60.0  # seconds start() waits for shellsup's start frame

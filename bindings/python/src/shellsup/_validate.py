@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import stat
 from collections import abc
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
@@ -357,6 +358,32 @@ def check_redact_patterns(patterns: Any) -> Tuple[str, ...]:
     return tuple(patterns)
 
 
+def check_spill_dir(spill: Any) -> Optional[str]:
+    """None, or a directory shellsup can spill into, checked as shellsup checks
+    it (Go's spill.CheckDir, in its words): existing, not a symbolic link,
+    writable, and not writable by group or others. run() and start() both use it."""
+    if spill is None:
+        return None
+    absolute = check_directory("spill", spill, must_exist=False)
+    shown = quote(os.fsdecode(os.fspath(spill)))
+    try:
+        st = os.lstat(absolute)
+    except FileNotFoundError:
+        raise invalid(f"spill directory {shown} does not exist") from None
+    except OSError as exc:
+        raise invalid(f"spill directory {shown} cannot be used: {exc}") from None
+    if stat.S_ISLNK(st.st_mode):
+        raise invalid(f"spill directory {shown} is a symbolic link; name the directory itself")
+    if not stat.S_ISDIR(st.st_mode):
+        raise invalid(f"spill directory {shown} is not a directory")
+    if st.st_mode & 0o022:
+        raise invalid(f"spill directory {shown} is writable by group or others (mode {st.st_mode & 0o7777:04o}); "
+                      "use a directory only its owner can write")
+    if not os.access(absolute, os.W_OK | os.X_OK):
+        raise invalid(f"spill directory {shown} is not writable")
+    return absolute
+
+
 def check_spill_max(spill_max: Any, spill: Optional[str], needs_spill: bool = True) -> Optional[int]:
     """None (shellsup's default, 256 MiB), or a byte count (parse_bytes) of at
     least 0, as shellsup's --spill-max. needs_spill: refuse it without a spill
@@ -388,7 +415,7 @@ def shell_options(no_login: Any = False, scrub_env: Any = False, agent_env: Any 
     workspace = None if workspace is None else check_directory("workspace", workspace)
     redact = check_flag("redact", redact)
     patterns = check_redact_patterns(redact_patterns)
-    spill = None if spill is None else check_directory("spill", spill)
+    spill = check_spill_dir(spill)
     return ShellOptions(no_login=no_login, scrub_env=scrub_env, agent_env=agent_env, workspace=workspace,
                         redact=redact, redact_patterns=patterns, spill=spill,
                         spill_max=check_spill_max(spill_max, spill), capture=check_capture(capture))
