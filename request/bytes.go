@@ -45,9 +45,27 @@ func ValidateMaxMemory(n int64, shown string) error {
 	return nil
 }
 
-// ParseBytes reads a byte count: a whole number, optionally followed by K,
-// M, G or T (powers of 1024, upper or lower case, an optional trailing B
-// or iB), e.g. "512K", "64M", "1G", "1048576".
+// Limits of the spill files (--spill-max) and of every byte count.
+const (
+	// DefaultSpillMax is the limit of one spill file when --spill-max is
+	// not given: 256 MiB.
+	DefaultSpillMax = 256 << 20
+	// MinSpillMax is the smallest --spill-max: 0 keeps no byte (every one
+	// is counted and dropped).
+	MinSpillMax = 0
+	// MaxByteCount is the largest byte count ParseBytes reads: 2^62 (4 EiB),
+	// far above any file or memory, and leaving int64 room for the sums
+	// made with it.
+	MaxByteCount = 1 << 62
+)
+
+// ByteCountForm says, for messages, how a byte count is written.
+const ByteCountForm = "a whole number of bytes, optionally with a K, M, G or T suffix (powers of 1024; a trailing B or iB is allowed), e.g. 64M"
+
+// ParseBytes reads a byte count: a whole number from 0 to MaxByteCount,
+// optionally followed by K, M, G or T (powers of 1024, upper or lower case,
+// an optional trailing B or iB), e.g. "512K", "64M", "1G", "1048576". It is
+// the one parser of byte counts; each option applies its own minimum.
 func ParseBytes(s string) (int64, error) {
 	t := strings.ToUpper(strings.TrimSpace(s))
 	t = strings.TrimSuffix(strings.TrimSuffix(t, "IB"), "B")
@@ -58,8 +76,18 @@ func ParseBytes(s string) (int64, error) {
 		}
 	}
 	v, err := strconv.ParseInt(t, 10, 64)
-	if err != nil || v <= 0 || v > (1<<62)/mult {
-		return 0, fmt.Errorf("%q is not a byte count: use a whole number of bytes, optionally with a K, M, G or T suffix (powers of 1024), e.g. 64M", s)
+	if err != nil || v < 0 || v > MaxByteCount/mult {
+		return 0, fmt.Errorf("%q is not a byte count: use %s, at most 2^62", s, ByteCountForm)
 	}
 	return v * mult, nil
+}
+
+// ParseSpillMax reads --spill-max: a byte count (ParseBytes), at least
+// MinSpillMax.
+func ParseSpillMax(s string) (int64, error) {
+	v, err := ParseBytes(s)
+	if err != nil || v < MinSpillMax {
+		return 0, Invalidf("--spill-max must be %s, at least %d and at most 2^62 (got %q)", ByteCountForm, MinSpillMax, s)
+	}
+	return v, nil
 }

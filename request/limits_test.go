@@ -36,6 +36,15 @@ type limitsFile struct {
 	MaxMemory struct {
 		Min int64 `json:"min"`
 	} `json:"maxMemory"`
+	Lifetime struct {
+		Default float64 `json:"default"`
+		Max     float64 `json:"max"`
+	} `json:"lifetime"`
+	SpillMax struct {
+		Default int64 `json:"default"`
+		Min     int64 `json:"min"`
+	} `json:"spillMax"`
+	ByteCountMax int64 `json:"byteCountMax"`
 }
 
 func TestLimitsFileEqualsConstants(t *testing.T) {
@@ -55,4 +64,9 @@ func TestLimitsFileEqualsConstants(t *testing.T) {
 	assert.EqualValues(t, request.MinProcs, got.MaxProcs.Min, "maxProcs.min")
 	assert.EqualValues(t, request.MaxProcs, got.MaxProcs.Max, "maxProcs.max")
 	assert.EqualValues(t, request.MinMemory, got.MaxMemory.Min, "maxMemory.min")
+	assert.Equal(t, request.DefaultLifetime, got.Lifetime.Default, "lifetime.default")
+	assert.Equal(t, request.MaxLifetime, got.Lifetime.Max, "lifetime.max")
+	assert.EqualValues(t, request.DefaultSpillMax, got.SpillMax.Default, "spillMax.default")
+	assert.EqualValues(t, request.MinSpillMax, got.SpillMax.Min, "spillMax.min")
+	assert.EqualValues(t, request.MaxByteCount, got.ByteCountMax, "byteCountMax")
 }

@@ -22,9 +22,10 @@ func Invalidf(format string, a ...any) error {
 
 // The allowed ranges, in the words of every message that refuses a value.
 var (
-	timeoutRange = fmt.Sprintf("greater than 0 and at most %g", MaxTimeout)
-	graceRange   = fmt.Sprintf("at least %g and at most %g", MinGrace, MaxGrace)
-	budgetRange  = fmt.Sprintf("at least %d and at most %d", MinBudget, MaxBudget)
+	timeoutRange  = fmt.Sprintf("greater than 0 and at most %g", MaxTimeout)
+	graceRange    = fmt.Sprintf("at least %g and at most %g", MinGrace, MaxGrace)
+	budgetRange   = fmt.Sprintf("at least %d and at most %d", MinBudget, MaxBudget)
+	lifetimeRange = fmt.Sprintf("greater than 0 and at most %g", MaxLifetime)
 )
 
 // ValidateTimeout checks a timeout in seconds: a number (not NaN), > 0 and

@@ -9,9 +9,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// DefaultMax is the default limit of one spill file.
-const DefaultMax = 256 << 20
-
 // CheckDir checks that dir can hold spill directories: an existing
 // directory, not a symbolic link, writable by shellsup and by nobody else.
 // The error quotes dir and says what is wrong.

@@ -2,7 +2,6 @@ package supervisor
 
 import (
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -133,7 +132,7 @@ func (a Args) command() (string, error) {
 }
 
 func parseTimeout(s string) (float64, error) {
-	v, ok := parseSeconds(s)
+	v, ok := request.ParseSeconds(s)
 	if !ok {
 		return 0, request.TimeoutNotANumber(s)
 	}
@@ -141,19 +140,11 @@ func parseTimeout(s string) (float64, error) {
 }
 
 func parseGrace(s string) (float64, error) {
-	v, ok := parseSeconds(s)
+	v, ok := request.ParseSeconds(s)
 	if !ok {
 		return 0, request.GraceNotANumber(s)
 	}
 	return v, request.ValidateGrace(v, s)
-}
-
-// parseSeconds parses a number of seconds. inf, nan and numbers too large
-// for a float64 (which ParseFloat rounds to ±Inf) parse here; the range
-// check that follows refuses them.
-func parseSeconds(s string) (float64, bool) {
-	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	return v, err == nil || math.IsInf(v, 0)
 }
 
 func parseBudget(s string) (int, error) {

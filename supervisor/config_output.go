@@ -1,18 +1,15 @@
 package supervisor
 
 import (
-	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/shellsup/shellsup/decoder"
 	"github.com/shellsup/shellsup/redact"
+	"github.com/shellsup/shellsup/request"
 	"github.com/shellsup/shellsup/spill"
 )
-
-// MaxLifetime is the longest --lifetime, in seconds: 7 days.
-const MaxLifetime = 7 * 24 * 3600
 
 // OutputArgs are the options about what happens to the command's output
 // and how long a job lives, as given.
@@ -58,7 +55,7 @@ func (a Args) validateOutput(cfg *Config) error {
 		if a.Timeout != "" {
 			return invalid("--lifetime %q and --timeout %q exclude each other: a job has a lifetime, a call a timeout", o.Lifetime, a.Timeout)
 		}
-		if cfg.Lifetime, err = parseLifetime(o.Lifetime); err != nil {
+		if cfg.Lifetime, err = request.ParseLifetime(o.Lifetime); err != nil {
 			return err
 		}
 		cfg.Timeout = cfg.Lifetime
@@ -89,62 +86,11 @@ func parseSpill(dir, limit string) (string, int64, error) {
 	if err := spill.CheckDir(abs); err != nil {
 		return "", 0, invalid("%s", strings.Replace(err.Error(), strconv.Quote(abs), strconv.Quote(dir), 1))
 	}
-	max := int64(spill.DefaultMax)
+	max := int64(request.DefaultSpillMax)
 	if limit != "" {
-		if max, err = parseSize(limit); err != nil {
+		if max, err = request.ParseSpillMax(limit); err != nil {
 			return "", 0, err
 		}
 	}
 	return abs, max, nil
-}
-
-// parseSize reads a byte count with an optional K, M or G suffix (powers
-// of 1024).
-func parseSize(s string) (int64, error) {
-	bad := invalid("--spill-max must be a whole number of bytes, at least 0, optionally with a K, M or G suffix (powers of 1024), e.g. 64M (got %q)", s)
-	t := strings.TrimSpace(s)
-	mult := int64(1)
-	if n := len(t); n > 0 {
-		switch t[n-1] {
-		case 'K', 'k':
-			mult, t = 1<<10, t[:n-1]
-		case 'M', 'm':
-			mult, t = 1<<20, t[:n-1]
-		case 'G', 'g':
-			mult, t = 1<<30, t[:n-1]
-		}
-	}
-	v, err := strconv.ParseInt(t, 10, 64)
-	if err != nil || v < 0 || v > math.MaxInt64/mult {
-		return 0, bad
-	}
-	return v * mult, nil
-}
-
-// parseLifetime reads seconds with an optional s, m, h or d suffix and
-// checks that the lifetime is finite, above 0 and at most MaxLifetime.
-func parseLifetime(s string) (float64, error) {
-	t := strings.TrimSpace(s)
-	mult := 1.0
-	if n := len(t); n > 0 {
-		switch t[n-1] {
-		case 's':
-			t = t[:n-1]
-		case 'm':
-			mult, t = 60, t[:n-1]
-		case 'h':
-			mult, t = 3600, t[:n-1]
-		case 'd':
-			mult, t = 86400, t[:n-1]
-		}
-	}
-	v, ok := parseSeconds(t)
-	if !ok || t == "" {
-		return 0, invalid("lifetime must be a number of seconds greater than 0 and at most %d (7 days), optionally with a suffix s, m, h or d, e.g. 1h (got %q)", MaxLifetime, s)
-	}
-	v *= mult
-	if math.IsNaN(v) || v <= 0 || v > MaxLifetime {
-		return 0, invalid("lifetime must be greater than 0 and at most %d seconds (7 days) (got %s)", MaxLifetime, strings.TrimSpace(s))
-	}
-	return v, nil
 }

@@ -11,31 +11,43 @@ import (
 	"github.com/shellsup/shellsup/decoder"
 	"github.com/shellsup/shellsup/redact"
 	"github.com/shellsup/shellsup/request"
-	"github.com/shellsup/shellsup/spill"
 )
 
-func TestParseSize(t *testing.T) {
-	for s, want := range map[string]int64{"0": 0, "512": 512, "64K": 64 << 10, "64M": 64 << 20, "2G": 2 << 30, "3k": 3 << 10, " 7m ": 7 << 20} {
-		got, err := parseSize(s)
+// TestSpillMaxUsesTheOneByteParser: --spill-max is read by
+// request.ParseSpillMax (request.ParseBytes, at least 0). Where the old
+// parser of this file and ParseBytes disagreed, the rule that won is
+// ParseBytes's: T and a trailing B or iB are accepted, and the largest
+// count is 2^62.
+func TestSpillMaxUsesTheOneByteParser(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "spill")
+	require.NoError(t, os.Mkdir(dir, 0o700))
+	for s, want := range map[string]int64{"0": 0, "512": 512, "64K": 64 << 10, "64M": 64 << 20, "2G": 2 << 30, "3k": 3 << 10, " 7m ": 7 << 20,
+		"1T": 1 << 40, "64MiB": 64 << 20, "1MB": 1 << 20} {
+		cfg, err := Args{Command: []string{"x"}, Output: OutputArgs{Spill: dir, SpillMax: s}}.Validate()
 		require.NoError(t, err, s)
-		assert.Equal(t, want, got, s)
+		assert.Equal(t, want, cfg.SpillMax, s)
 	}
-	for _, s := range []string{"", "M", "-1", "1.5M", "1T", "1MB", "9999999999999G", "abc"} {
-		_, err := parseSize(s)
+	for _, s := range []string{"", "M", "-1", "1.5M", "12X", "9999999999999G", "abc"} {
+		_, err := Args{Command: []string{"x"}, Output: OutputArgs{Spill: dir, SpillMax: s}}.Validate()
+		if s == "" {
+			continue // "" is the flag not given
+		}
 		var ve *request.ValidationError
 		require.ErrorAs(t, err, &ve, s)
+		assert.Contains(t, ve.Msg, "--spill-max must be", s)
 		assert.Contains(t, ve.Msg, "(got \""+s+"\")")
 	}
 }
 
-func TestParseLifetime(t *testing.T) {
-	for s, want := range map[string]float64{"1": 1, "0.25": 0.25, "30s": 30, "2m": 120, "1h": 3600, "7d": 604800, "604800": 604800} {
-		got, err := parseLifetime(s)
+func TestLifetimeOption(t *testing.T) {
+	for s, want := range map[string]float64{"1": 1, "30s": 30, "7d": 604800} {
+		cfg, err := Args{Command: []string{"x"}, Output: OutputArgs{Lifetime: s}}.Validate()
 		require.NoError(t, err, s)
-		assert.Equal(t, want, got, s)
+		assert.Equal(t, want, cfg.Lifetime, s)
+		assert.Equal(t, want, cfg.Timeout, s)
 	}
-	for _, s := range []string{"0", "-1", "0s", "604801", "8d", "nan", "inf", "-inf", "1e999", "", "s", "1w", "abc"} {
-		_, err := parseLifetime(s)
+	for _, s := range []string{"0", "8d", "abc"} {
+		_, err := Args{Command: []string{"x"}, Output: OutputArgs{Lifetime: s}}.Validate()
 		var ve *request.ValidationError
 		require.ErrorAs(t, err, &ve, s)
 		assert.Contains(t, ve.Msg, "lifetime must be")
@@ -60,7 +72,7 @@ func TestValidateOutputOptions(t *testing.T) {
 
 	cfg, err = Args{Command: []string{"x"}, Output: OutputArgs{Spill: dir}}.Validate()
 	require.NoError(t, err)
-	assert.Equal(t, int64(spill.DefaultMax), cfg.SpillMax)
+	assert.Equal(t, int64(request.DefaultSpillMax), cfg.SpillMax)
 	assert.Empty(t, cfg.Redact)
 	assert.Zero(t, cfg.Lifetime)
 }

@@ -367,7 +367,9 @@ func TestJobRefusesBadInput(t *testing.T) {
 		edit func(*Request)
 		want string
 	}{
-		{"lifetime negative", func(r *Request) { r.Lifetime = -time.Second }, "lifetime must be greater than 0 and at most 168h0m0s (7 days) (got -1s)"},
+		// The lifetime's rule and words are request's, shellsup's own
+		// (once "at most 168h0m0s" here): the binary's message won.
+		{"lifetime negative", func(r *Request) { r.Lifetime = -time.Second }, "lifetime must be greater than 0 and at most 604800 seconds (7 days) (got -1s)"},
 		{"lifetime over 7 days", func(r *Request) { r.Lifetime = MaxLifetime + time.Second }, "(got 168h0m1s)"},
 		{"lifetime and timeout", func(r *Request) { r.Lifetime, r.Timeout = time.Hour, time.Minute }, "lifetime 1h0m0s and timeout 1m0s exclude each other"},
 		{"spill missing", func(r *Request) { r.Spill = "/nonexistent/spill" }, `spill directory "/nonexistent/spill" does not exist`},

@@ -15,14 +15,15 @@ import (
 // Limits of a job's lifetime and of its spill files.
 const (
 	// DefaultLifetime is the lifetime Start gives a job whose Request has
-	// neither Lifetime nor Timeout.
-	DefaultLifetime = time.Hour
+	// neither Lifetime nor Timeout: 1 h (request.DefaultLifetime).
+	DefaultLifetime = time.Duration(request.DefaultLifetime * float64(time.Second))
 	// MaxLifetime is the longest Request.Lifetime: 7 days, shellsup's
-	// limit for --lifetime.
-	MaxLifetime = 7 * 24 * time.Hour
+	// limit for --lifetime (request.MaxLifetime).
+	MaxLifetime = time.Duration(request.MaxLifetime * float64(time.Second))
 	// DefaultSpillMax is the limit of each spill file when
-	// Request.SpillMax is 0: 256 MiB.
-	DefaultSpillMax = int64(spill.DefaultMax)
+	// Request.SpillMax is 0: 256 MiB, shellsup's default for --spill-max
+	// (request.DefaultSpillMax).
+	DefaultSpillMax = int64(request.DefaultSpillMax)
 )
 
 // validateLifetime checks Lifetime and, when it is set, makes it the
@@ -35,8 +36,8 @@ func validateLifetime(timeout, lifetime time.Duration, c *config) error {
 	if timeout != 0 {
 		return &request.ValidationError{Msg: fmt.Sprintf("lifetime %v and timeout %v exclude each other: a job has a lifetime, a call a timeout", lifetime, timeout)}
 	}
-	if lifetime < 0 || lifetime > MaxLifetime {
-		return &request.ValidationError{Msg: fmt.Sprintf("lifetime must be greater than 0 and at most %v (7 days) (got %v)", MaxLifetime, lifetime)}
+	if err := request.ValidateLifetime(lifetime.Seconds(), lifetime.String()); err != nil {
+		return err
 	}
 	c.lifetime, c.timeout = lifetime, lifetime
 	return nil

@@ -113,6 +113,27 @@ func TestSpillMaxCutsAndCounts(t *testing.T) {
 	assert.Equal(t, int64(len(data)), tot.StderrBytes)
 }
 
+// TestSpillMaxAcceptsEveryByteSuffix: --spill-max takes every byte count
+// --max-memory takes (T, a trailing B or iB), and 0, which keeps no byte.
+// The rule that won when the two parsers were made one: the wider suffixes
+// of --max-memory, the minimum 0 of --spill-max.
+func TestSpillMaxAcceptsEveryByteSuffix(t *testing.T) {
+	for arg, written := range map[string]int64{"1T": 5, "64MiB": 5, "1kb": 5, "0": 0} {
+		t.Run(arg, func(t *testing.T) {
+			r := runShellsup(t, opts{args: []string{"--spill", spillDir(t), "--spill-max", arg}, command: "printf hello"})
+			tot := requireTotals(t, r)
+			require.Equal(t, 0, *tot.ExitCode, "stderr %q", tot.Stderr)
+			require.NotNil(t, tot.Spill)
+			assert.Equal(t, written, tot.Spill.StdoutWritten)
+			assert.Equal(t, 5-written, tot.Spill.StdoutDropped)
+			assert.Equal(t, written == 0, tot.Spill.Cut)
+			got, err := os.ReadFile(tot.Spill.Stdout)
+			require.NoError(t, err)
+			assert.Equal(t, "hello"[:written], string(got))
+		})
+	}
+}
+
 // Without --spill there is no spill key, and the byte counts are there.
 func TestNoSpillByDefault(t *testing.T) {
 	r := runShellsup(t, opts{command: "printf abc; printf de >&2"})
@@ -149,7 +170,9 @@ func TestSpillRefusals(t *testing.T) {
 		{"spill-max without spill", []string{"--spill-max", "1M"}, `--spill-max "1M" needs --spill DIR`},
 		{"spill-max abc", []string{"--spill", good, "--spill-max", "abc"}, `(got "abc")`},
 		{"spill-max negative", []string{"--spill", good, "--spill-max", "-1"}, `(got "-1")`},
-		{"spill-max bad suffix", []string{"--spill", good, "--spill-max", "1T"}, `(got "1T")`},
+		// "1T" was refused here once; --spill-max now reads byte counts as
+		// --max-memory does (request.ParseBytes): TestSpillMaxAcceptsEveryByteSuffix.
+		{"spill-max bad suffix", []string{"--spill", good, "--spill-max", "12X"}, `--spill-max must be a whole number of bytes, optionally with a K, M, G or T suffix (powers of 1024; a trailing B or iB is allowed), e.g. 64M, at least 0 and at most 2^62 (got "12X")`},
 		{"spill-max overflow", []string{"--spill", good, "--spill-max", "9999999999999G"}, `(got "9999999999999G")`},
 	}
 	for _, row := range rows {

@@ -42,7 +42,7 @@ options:
   --require TIER     refuse to run unless TIER (cgroup or pidns) is in force
   --spill DIR        write the raw stdout and stderr to private files in a new
                      directory under DIR (named in totals)
-  --spill-max BYTES  limit of each spill file (default 256M; K, M, G suffixes)
+  --spill-max BYTES  limit of each spill file (default 256M; K, M, G, T suffixes)
   --capture MODE     head (default), tail or head+tail: which part of the output
                      the capture keeps when it exceeds the budget
   --lifetime SECONDS a job's lifetime instead of --timeout (at most 7d; s, m, h, d

@@ -7,7 +7,9 @@ category and message.
 
 import ast
 import asyncio
+import inspect
 import json
+import typing
 from pathlib import Path
 
 import pytest
@@ -23,6 +25,30 @@ def test_limits_table_equals_the_shared_file():
     shared = json.loads((ROOT / "testdata" / "limits.json").read_text())
     ours = dict(_limits.LIMITS, bindingSlack=_limits.BINDING_SLACK)
     assert ours == shared
+
+
+def test_run_run_async_and_start_declare_shared_parameters_alike():
+    """Every parameter run(), run_async() and start() share has the same kind,
+    default and annotation (as written, and as evaluated), so the three cannot
+    drift apart again (start() once had budget=None, spill: Optional[str] and
+    spill_max: Optional[Union[int, str]] where run() had others)."""
+    funcs = {"run": shell.run, "run_async": shell.run_async, "start": shell.start}
+    params = {name: inspect.signature(f).parameters for name, f in funcs.items()}
+    hints = {name: typing.get_type_hints(f) for name, f in funcs.items()}
+    shared = set.intersection(*(set(p) for p in params.values()))
+    assert {"command", "cwd", "env", "budget", "grace", "spill", "spill_max", "workspace", "max_memory", "capture"} <= shared
+    for name in sorted(shared):
+        seen = {f: (p[name].kind, p[name].default, str(p[name].annotation), hints[f][name]) for f, p in params.items()}
+        assert len(set(seen.values())) == 1, f"{name}: {seen}"
+
+
+def test_limits_name_the_table():
+    """The job's limits are the one table's: _jobargs and _job keep no number of their own."""
+    from shellsup import _job, _jobargs
+    assert (_jobargs.DEFAULT_LIFETIME, _jobargs.MAX_LIFETIME) == (_limits.LIMITS["lifetime"]["default"],
+                                                                  _limits.LIMITS["lifetime"]["max"])
+    assert _job.DEFAULT_SPILL_MAX == _limits.LIMITS["spillMax"]["default"] == 256 << 20
+    assert inspect.signature(shell.start).parameters["lifetime"].default == _limits.DEFAULT_LIFETIME
 
 
 def test_budget_minimum_is_the_smallest_that_holds_its_marker():

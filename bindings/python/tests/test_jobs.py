@@ -362,6 +362,25 @@ def test_bad_spill_refused(no_spawn, tmp_path: Path) -> None:
         shell.start("true", spill_max="lots")
 
 
+@pytest.mark.parametrize("spill_max, kept", [("1T", b"hello\n"), ("64MiB", b"hello\n"), ("3", b"hel"), (0, b"")])
+def test_spill_max_as_run_takes_it(tmp_path: Path, spill_max, kept) -> None:
+    """start() checks spill_max with run()'s check (shellsup's --spill-max rule)."""
+    spill = tmp_path / "spill"
+    spill.mkdir(mode=0o700)
+    job = shell.start("echo hello", spill=spill, spill_max=spill_max)
+    assert job.wait(timeout=DEADLINE)["exitCode"] == 0
+    assert (Path(job.spill) / "stdout").read_bytes() == kept
+    job.close()
+
+
+@pytest.mark.parametrize("spill_max, shown", [(-1, "(got -1)"), ("-1", '(got "-1")'), ("12X", '(got "12X")'),
+                                              (2.5, "(got 2.5 of type float)")])
+def test_bad_spill_max_refused(no_spawn, spill_max, shown) -> None:
+    with pytest.raises(ShellsupError) as info:
+        shell.start("true", spill_max=spill_max)
+    assert info.value.category == "validation" and "spill_max must be" in str(info.value) and shown in str(info.value)
+
+
 def test_bad_wait_for_arguments_refused() -> None:
     with shell.start("sleep 300", grace=0) as job:
         for kwargs, text in [

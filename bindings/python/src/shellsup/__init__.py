@@ -35,7 +35,7 @@ from ._job import Job, JobError, JobTimeoutError, Output, jobs, start, start_asy
 from ._limits import DEFAULT_BUDGET, DEFAULT_TIMEOUT
 from ._result import RESULT_KEYS, SkillResult
 from ._run import Run
-from ._validate import check_progress, request
+from ._validate import PathLike, check_progress, request
 from ._version import __version__
 
 __all__ = [
@@ -58,7 +58,6 @@ __all__ = [
 ]
 
 Progress = Optional[Callable[[str, str], Any]]
-PathLike = Union[str, bytes, "os.PathLike[str]"]
 
 
 def print_progress(stream: str, text: str) -> None:
@@ -89,7 +88,7 @@ def run(
     redact: bool = False,
     redact_patterns: Optional[Sequence[str]] = None,
     spill: Optional[PathLike] = None,
-    spill_max: Optional[int] = None,
+    spill_max: Optional[Union[int, str]] = None,
     capture: Optional[str] = None,
 ) -> SkillResult:
     """Run ``/bin/bash -lc command`` under shellsup and return its SkillResult.
@@ -146,8 +145,10 @@ def run(
         progress. redact_patterns: a list of regular expressions (Go's
         syntax, checked by shellsup) replaced too; implies redact.
     spill: a directory where shellsup keeps every raw byte of both streams,
-        beyond the budget; spill_max bounds each file in bytes (None:
-        shellsup's default, 256 MiB) and needs spill.
+        beyond the budget. spill_max bounds each file: bytes (an int, at
+        least 0; 0 keeps none) or a "64M"-style string (K, M, G, T, powers
+        of 1024), as shellsup's --spill-max; None means shellsup's default,
+        256 MiB. It needs spill.
     capture: what the result keeps past the budget: ``"head"`` (None, the
         default), ``"tail"`` or ``"head+tail"``.
 
@@ -188,7 +189,7 @@ async def run_async(
     redact: bool = False,
     redact_patterns: Optional[Sequence[str]] = None,
     spill: Optional[PathLike] = None,
-    spill_max: Optional[int] = None,
+    spill_max: Optional[Union[int, str]] = None,
     capture: Optional[str] = None,
 ) -> SkillResult:
     """The asyncio variant of run(), with the same parameters and result.

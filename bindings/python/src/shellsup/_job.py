@@ -32,21 +32,13 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 from . import _frames, _limits
 from ._errors import JobError, JobTimeoutError, ShellsupError
 from ._find import find_binary
-from ._jobargs import (
-    DEFAULT_LIFETIME,
-    DEFAULT_SPILL_MAX,
-    JobRequest,
-    check_lifetime,
-    check_name,
-    check_spill_dir,
-    check_spill_max,
-    check_wait_timeout,
-)
+from ._jobargs import JobRequest, check_lifetime, check_name, check_wait_timeout
+from ._limits import DEFAULT_BUDGET, DEFAULT_LIFETIME, DEFAULT_SPILL_MAX
 from ._probe import PORTS_WAIT, Probe
 from ._result import SkillResult
 from ._run import Run
 from ._spillread import SpillReader, tail_lines
-from ._validate import Request, check_grace, invalid, quote, request
+from ._validate import PathLike, Request, check_grace, check_spill_dir, check_spill_max, invalid, quote, request
 
 READ_LIMIT = 64 * 1024  # bytes of both streams one read() returns at most
 START_WAIT = 60.0  # seconds start() waits for shellsup's start frame
@@ -527,16 +519,16 @@ def start(
     lifetime: Optional[Union[int, float]] = DEFAULT_LIFETIME,
     env: Optional[Mapping[str, str]] = None,
     grace: Optional[Union[int, float]] = None,
-    spill: Optional[str] = None,
+    spill: Optional[PathLike] = None,
     spill_max: Optional[Union[int, str]] = None,
-    budget: Optional[int] = None,
+    budget: Optional[int] = DEFAULT_BUDGET,
     max_procs: Optional[int] = None,
     max_memory: Optional[Union[int, str]] = None,
     pidns: bool = False,
     no_login: bool = False,
     scrub_env: bool = False,
     agent_env: bool = False,
-    workspace: Optional[str] = None,
+    workspace: Optional[PathLike] = None,
     redact: bool = False,
     redact_patterns: Optional[Sequence[str]] = None,
     capture: Optional[str] = None,
@@ -550,7 +542,8 @@ def start(
     (existing, not a symbolic link, writable only by its owner) in which
     shellsup keeps the job's whole raw output; None makes a private
     temporary one (mode 0700), removed by close() or at exit. spill_max:
-    bytes kept per stream (default 256 MiB; "64M"-style strings). The other
+    bytes kept per stream, as run()'s (an int from 0, or a "64M"-style
+    string; default 256 MiB). The other
     arguments are run()'s (a job has no timeout: timeout= is refused).
     Bad arguments raise ShellsupError (category "validation") quoting the
     value, with nothing spawned.
@@ -561,7 +554,7 @@ def start(
                    redact=redact, redact_patterns=redact_patterns, capture=capture)
     life = check_lifetime(lifetime)
     spill_dir = check_spill_dir(spill)
-    limit = check_spill_max(spill_max)
+    limit = check_spill_max(spill_max, spill_dir, needs_spill=False)
     label = check_name(name, base.command)
     binary = find_binary()
     owned = None

@@ -3,19 +3,13 @@
 from __future__ import annotations
 
 import math
-import os
 import re
-import stat
 import urllib.parse
 from dataclasses import dataclass
 from typing import Any, List, Optional, Pattern, Union
 
-from ._validate import Request, invalid, quote
-
-MAX_LIFETIME = 7 * 24 * 3600  # seconds: shellsup's --lifetime ceiling
-DEFAULT_LIFETIME = 3600
-SPILL_SUFFIX = {"": 0, "K": 10, "M": 20, "G": 30}
-DEFAULT_SPILL_MAX = 256 << 20  # shellsup's --spill-max default
+from ._limits import DEFAULT_LIFETIME, MAX_LIFETIME
+from ._validate import Request, _in_range, _is_number, _shown, invalid, quote
 
 
 @dataclass(frozen=True)
@@ -41,63 +35,16 @@ class JobRequest(Request):
 
 
 def check_lifetime(lifetime: Any) -> Union[int, float]:
+    """None (DEFAULT_LIFETIME), or seconds greater than 0 and at most MAX_LIFETIME,
+    checked as run() checks a timeout."""
     if lifetime is None:
         return DEFAULT_LIFETIME
-    if not isinstance(lifetime, (int, float)) or isinstance(lifetime, bool):
+    if not _is_number(lifetime):
         raise invalid(f"lifetime must be a number of seconds greater than 0 and at most {MAX_LIFETIME} (7 days) "
                       f"(got {quote(lifetime)} of type {type(lifetime).__name__})")
-    if (isinstance(lifetime, float) and math.isnan(lifetime)) or not 0 < lifetime <= MAX_LIFETIME:
-        shown = repr(float(lifetime)) if isinstance(lifetime, float) else str(lifetime)
-        raise invalid(f"lifetime must be greater than 0 and at most {MAX_LIFETIME} seconds (7 days) (got {shown[:80]})")
+    if not _in_range(lifetime, 0, MAX_LIFETIME, low_open=True):
+        raise invalid(f"lifetime must be greater than 0 and at most {MAX_LIFETIME} seconds (7 days) (got {_shown(lifetime)})")
     return lifetime
-
-
-def check_spill_dir(spill: Any) -> Optional[str]:
-    """None (a private temporary directory), or a directory only its owner can write."""
-    if spill is None:
-        return None
-    try:
-        path = os.fsdecode(os.fspath(spill))
-    except TypeError:
-        raise invalid(f"spill must be a directory path or None (got {quote(spill)} of type {type(spill).__name__})") from None
-    if path == "":
-        raise invalid('spill must be a directory path or None (got "")')
-    absolute = os.path.abspath(path)
-    try:
-        st = os.lstat(absolute)
-    except FileNotFoundError:
-        raise invalid(f"spill directory {quote(path)} does not exist") from None
-    except OSError as exc:
-        raise invalid(f"spill directory {quote(path)} cannot be used: {exc}") from None
-    if stat.S_ISLNK(st.st_mode):
-        raise invalid(f"spill directory {quote(path)} is a symbolic link; name the directory itself")
-    if not stat.S_ISDIR(st.st_mode):
-        raise invalid(f"spill directory {quote(path)} is not a directory")
-    if st.st_mode & 0o022:
-        raise invalid(f"spill directory {quote(path)} is writable by group or others (mode {st.st_mode & 0o7777:04o}); "
-                      "use a directory only its owner can write")
-    if not os.access(absolute, os.W_OK | os.X_OK):
-        raise invalid(f"spill directory {quote(path)} is not writable")
-    return absolute
-
-
-def check_spill_max(spill_max: Any) -> Optional[int]:
-    """None (shellsup's 256 MiB), bytes, or a string such as "64M" (powers of 1024)."""
-    if spill_max is None:
-        return None
-    value = None
-    if isinstance(spill_max, int) and not isinstance(spill_max, bool):
-        value = spill_max
-    elif isinstance(spill_max, str):
-        text = spill_max.strip().upper()
-        unit = text[-1:] if text[-1:] in SPILL_SUFFIX else ""
-        digits = text[: len(text) - len(unit)]
-        if digits.isdigit():
-            value = int(digits) << SPILL_SUFFIX[unit]
-    if value is None or not 0 <= value < 1 << 63:
-        raise invalid("spill_max must be None or a whole number of bytes, at least 0, or a string with a K, M or G "
-                      f"suffix (powers of 1024), e.g. \"64M\" (got {quote(spill_max)})")
-    return value
 
 
 def check_name(name: Any, command: str) -> str:

@@ -27,6 +27,12 @@ LIMITS: Dict[str, Any] = {
     # limit the forking thread counts for an instant; the kernel's PID_MAX_LIMIT
     "maxProcs": {"min": 2, "max": 4194304},
     "maxMemory": {"min": 4194304},  # bytes (memory.max); a login shell needs that much
+    # seconds a job may live (start(lifetime=), shellsup --lifetime), greater than 0
+    "lifetime": {"default": 3600, "max": 604800},
+    # bytes kept per spill file (spill_max=, shellsup --spill-max); 0 keeps none
+    "spillMax": {"default": 268435456, "min": 0},
+    # the largest byte count shellsup reads (2**62), for max_memory and spill_max
+    "byteCountMax": 4611686018427387904,
 }
 
 DEFAULT_TIMEOUT = LIMITS["timeout"]["default"]
@@ -42,6 +48,11 @@ ARG_LIMIT = MAX_COMMAND_BYTES + 1  # with the NUL
 MIN_PROCS = LIMITS["maxProcs"]["min"]
 MAX_PROCS = LIMITS["maxProcs"]["max"]
 MIN_MEMORY = LIMITS["maxMemory"]["min"]
+DEFAULT_LIFETIME = LIMITS["lifetime"]["default"]
+MAX_LIFETIME = LIMITS["lifetime"]["max"]
+DEFAULT_SPILL_MAX = LIMITS["spillMax"]["default"]
+MIN_SPILL_MAX = LIMITS["spillMax"]["min"]
+MAX_BYTE_COUNT = LIMITS["byteCountMax"]
 
 # WATCHDOG_MARGIN: seconds the binding waits beyond what shellsup promises
 # (timeout + grace for a run; grace for a cleanup after a cancel or a

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import math
 import os
+import re
+import stat
 from collections import abc
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
@@ -17,19 +19,26 @@ from ._errors import VALIDATION, ShellsupError
 from ._limits import (
     ARG_LIMIT,
     DEFAULT_BUDGET,
+    DEFAULT_SPILL_MAX,
     DEFAULT_GRACE,
     DEFAULT_TIMEOUT,
     MAX_BUDGET,
+    MAX_BYTE_COUNT,
     MAX_COMMAND_BYTES,
     MAX_GRACE,
     MAX_TIMEOUT,
     MIN_BUDGET,
     MIN_GRACE,
+    MIN_SPILL_MAX,
     budget_fits,
     marker,
 )
 
-__all__ = ["Request", "ShellOptions", "request", "check_progress", "invalid", "quote", "marker"]
+__all__ = ["PathLike", "Request", "ShellOptions", "request", "check_progress", "invalid", "quote", "marker",
+           "parse_bytes"]
+
+# A path argument: str, bytes or os.PathLike (run()'s cwd, workspace, spill; start()'s too).
+PathLike = Union[str, bytes, "os.PathLike[str]"]
 
 
 # The values of capture=, as shellsup's --capture takes them.
@@ -265,7 +274,41 @@ def check_pidns(pidns: Any) -> bool:
 
 
 MIN_PROCS, MAX_PROCS, MIN_MEMORY = _limits.MIN_PROCS, _limits.MAX_PROCS, _limits.MIN_MEMORY
-_SUFFIX = {"": 0, "K": 10, "M": 20, "G": 30, "T": 40}
+_UNITS = {"K": 10, "M": 20, "G": 30, "T": 40}
+_WHOLE = re.compile(r"[+-]?[0-9]+\Z")
+BYTE_COUNT_FORM = 'a whole number of bytes or a string with a K, M, G or T suffix (powers of 1024), e.g. "64M"'
+
+
+def parse_bytes(value: Any) -> Optional[int]:
+    """A byte count as shellsup reads one (Go's request.ParseBytes): an int,
+    or a string of a whole number optionally followed by K, M, G or T
+    (powers of 1024, any case, then an optional B or iB), from 0 to 2**62.
+    None when value is not one; each option applies its own minimum."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        count = value
+    elif isinstance(value, str):
+        text = value.strip().upper()
+        text = text[:-2] if text.endswith("IB") else text
+        text = text[:-1] if text.endswith("B") else text
+        shift = _UNITS.get(text[-1:], 0) if text else 0
+        digits = text[:-1] if shift else text
+        if not _WHOLE.match(digits):
+            return None
+        count = int(digits) << shift
+    else:
+        return None
+    return count if 0 <= count <= MAX_BYTE_COUNT else None
+
+
+def _got(value: Any) -> str:
+    """A bad value for a message: a str or an int as given, anything else with its type."""
+    if isinstance(value, str):
+        return quote(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return _shown(value)
+    return f"{quote(value)} of type {type(value).__name__}"
 
 
 def check_max_procs(max_procs: Any) -> Optional[int]:
@@ -278,26 +321,16 @@ def check_max_procs(max_procs: Any) -> Optional[int]:
 
 
 def check_max_memory(max_memory: Any) -> Optional[int]:
-    """None, a number of bytes, or a string such as "64M" (powers of 1024)."""
+    """None, a number of bytes, or a string such as "64M" (parse_bytes), at least MIN_MEMORY."""
     if max_memory is None:
         return None
-    value = None
-    if isinstance(max_memory, int) and not isinstance(max_memory, bool):
-        value = max_memory
-    elif isinstance(max_memory, str):
-        text = max_memory.strip().upper()
-        for tail in ("IB", "B"):
-            if text.endswith(tail):
-                text = text[: -len(tail)]
-                break
-        unit = text[-1:] if text[-1:] in _SUFFIX else ""
-        digits = text[: len(text) - len(unit)]
-        if digits.isdigit():
-            value = int(digits) << _SUFFIX[unit]
+    value = parse_bytes(max_memory)
     if value is None or value < MIN_MEMORY:
         raise invalid(f"max_memory must be None or at least {MIN_MEMORY} bytes: a number of bytes or a string "
                       f"with a K, M, G or T suffix (powers of 1024), e.g. \"64M\" (got {quote(max_memory)})")
     return value
+
+
 def check_flag(name: str, value: Any) -> bool:
     if not isinstance(value, bool):
         raise invalid(f"{name} must be True or False (got {quote(value)} of type {type(value).__name__})")
@@ -325,17 +358,45 @@ def check_redact_patterns(patterns: Any) -> Tuple[str, ...]:
     return tuple(patterns)
 
 
-def check_spill_max(spill_max: Any, spill: Optional[str]) -> Optional[int]:
+def check_spill_dir(spill: Any) -> Optional[str]:
+    """None, or a directory shellsup can spill into, checked as shellsup checks
+    it (Go's spill.CheckDir, in its words): existing, not a symbolic link,
+    writable, and not writable by group or others. run() and start() both use it."""
+    if spill is None:
+        return None
+    absolute = check_directory("spill", spill, must_exist=False)
+    shown = quote(os.fsdecode(os.fspath(spill)))
+    try:
+        st = os.lstat(absolute)
+    except FileNotFoundError:
+        raise invalid(f"spill directory {shown} does not exist") from None
+    except OSError as exc:
+        raise invalid(f"spill directory {shown} cannot be used: {exc}") from None
+    if stat.S_ISLNK(st.st_mode):
+        raise invalid(f"spill directory {shown} is a symbolic link; name the directory itself")
+    if not stat.S_ISDIR(st.st_mode):
+        raise invalid(f"spill directory {shown} is not a directory")
+    if st.st_mode & 0o022:
+        raise invalid(f"spill directory {shown} is writable by group or others (mode {st.st_mode & 0o7777:04o}); "
+                      "use a directory only its owner can write")
+    if not os.access(absolute, os.W_OK | os.X_OK):
+        raise invalid(f"spill directory {shown} is not writable")
+    return absolute
+
+
+def check_spill_max(spill_max: Any, spill: Optional[str], needs_spill: bool = True) -> Optional[int]:
+    """None (shellsup's default, 256 MiB), or a byte count (parse_bytes) of at
+    least 0, as shellsup's --spill-max. needs_spill: refuse it without a spill
+    directory, as shellsup does (run(); start() always has one)."""
     if spill_max is None:
         return None
-    if not isinstance(spill_max, int) or isinstance(spill_max, bool) or spill_max <= 0:
-        got = _shown(spill_max) if isinstance(spill_max, int) and not isinstance(spill_max, bool) \
-            else f"{quote(spill_max)} of type {type(spill_max).__name__}"
-        raise invalid(f"spill_max must be a whole number of bytes greater than 0, or None for shellsup's default "
-                      f"(256 MiB) (got {got})")
-    if spill is None:
-        raise invalid(f"spill_max (got {_shown(spill_max)}) needs a spill directory: pass spill= too")
-    return spill_max
+    value = parse_bytes(spill_max)
+    if value is None or value < MIN_SPILL_MAX:
+        raise invalid(f"spill_max must be None for shellsup's default ({DEFAULT_SPILL_MAX >> 20} MiB) or a byte count, "
+                      f"at least {MIN_SPILL_MAX} and at most 2**62: {BYTE_COUNT_FORM} (got {_got(spill_max)})")
+    if needs_spill and spill is None:
+        raise invalid(f"spill_max (got {_got(spill_max)}) needs a spill directory: pass spill= too")
+    return value
 
 
 def check_capture(capture: Any) -> Optional[str]:
@@ -354,7 +415,7 @@ def shell_options(no_login: Any = False, scrub_env: Any = False, agent_env: Any 
     workspace = None if workspace is None else check_directory("workspace", workspace)
     redact = check_flag("redact", redact)
     patterns = check_redact_patterns(redact_patterns)
-    spill = None if spill is None else check_directory("spill", spill)
+    spill = check_spill_dir(spill)
     return ShellOptions(no_login=no_login, scrub_env=scrub_env, agent_env=agent_env, workspace=workspace,
                         redact=redact, redact_patterns=patterns, spill=spill,
                         spill_max=check_spill_max(spill_max, spill), capture=check_capture(capture))
