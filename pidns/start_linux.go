@@ -275,17 +275,7 @@ func (in *Init) LeaderDone() bool {
 	// A zombie leader is a dead process only once its last thread is gone:
 	// a program whose main thread exits (pthread_exit) while others run
 	// shows "Z" for the leader and lives on.
-	return st.State == 'Z' && !otherThreads(in.bashPid)
-}
-
-// otherThreads reports whether the process pid has a live thread besides
-// its leader (its task directory lists more than the leader's own tid).
-func otherThreads(pid int) bool {
-	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
-	if err != nil {
-		return false // gone: no thread
-	}
-	return len(tasks) > 1
+	return st.State == 'Z' && !procstat.OtherThreads("/proc", in.bashPid)
 }
 
 // LeaderStatus is bash's wait status; valid once LeaderExited is closed.

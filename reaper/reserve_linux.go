@@ -8,30 +8,39 @@ import (
 	"sync"
 )
 
-// reservedThreads is how many OS threads shellsup holds before the command
-// exists. The Go runtime starts a thread whenever a goroutine blocks in a
-// system call and another is runnable; shellsup at its busiest has about a
-// dozen in use (two running goroutines, the monitor thread, and one each
-// blocked in waitid, the control pipe's read, the frames channel's write,
-// the parent watch's poll, the spill files' writes and a cleanup's /proc
-// reads). 16 leaves room to spare.
-const reservedThreads = 16
+// maxProcs caps GOMAXPROCS. shellsup mostly waits: two pumps, a writer,
+// the waiter and a cleanup never keep more than a few CPUs busy, while
+// every P may want a thread of its own (GC workers, spinning threads). The
+// cap keeps the number of threads the runtime can ask for bounded on any
+// host (the binary turns off the cgroup-aware GOMAXPROCS, so it would
+// otherwise be the host's CPU count).
+const maxProcs = 4
 
-// reserveThreads makes sure the process has at least reservedThreads OS
-// threads, idle in the runtime's pool, so that it never needs to create
-// one while the command runs. A command of the same user may lower
-// shellsup's RLIMIT_NPROC (prlimit --pid $PPID --nproc=1:1, allowed to any
-// process of the same uid): clone then fails with EAGAIN, and a Go runtime
-// that cannot start a thread it needs aborts ("fatal error: newosproc"),
-// which would end the subreaper boundary as a SIGKILL does. The runtime
-// never ends an idle thread, so threads started here stay available.
+// spareThreads is how many threads beyond one per P shellsup holds: about
+// a dozen can be blocked in system calls at once (waitid, the control
+// pipe's read, the frames channel's write, the parent watch's poll, the
+// spill files' writes, a cleanup's /proc reads, the monitor thread).
+const spareThreads = 12
+
+// reserveThreads caps GOMAXPROCS at maxProcs and makes sure the process
+// has one OS thread per P and spareThreads more, idle in the runtime's
+// pool, so that it never needs to create one while the command runs. A
+// command of the same user may lower shellsup's RLIMIT_NPROC (prlimit
+// --pid $PPID --nproc=1:1, allowed to any process of the same uid): clone
+// then fails with EAGAIN, and a Go runtime that cannot start a thread it
+// needs aborts ("fatal error: newosproc"), which would end the subreaper
+// boundary as a SIGKILL does. The runtime never ends an idle thread, so
+// threads started here stay available.
 //
 // Each thread is started by a goroutine that locks itself to a thread and
 // waits until all have one (so no two share a thread), then unlocks and
 // returns, leaving its thread idle in the pool. It costs about 10 µs and
 // 40 KiB per thread, once per process.
 func reserveThreads() {
-	need := reservedThreads - threadCount()
+	if runtime.GOMAXPROCS(0) > maxProcs {
+		runtime.GOMAXPROCS(maxProcs)
+	}
+	need := runtime.GOMAXPROCS(0) + spareThreads - threadCount()
 	if need <= 0 {
 		return
 	}

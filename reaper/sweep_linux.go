@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/shellsup/shellsup/internal/procstat"
 )
 
 // target is one verified descendant. A child of shellsup is signalled by
@@ -221,6 +223,9 @@ func (s *sweep) signalChild(t *target, sig unix.Signal) error {
 
 // signalDeep signals a deeper descendant through a short-lived pidfd.
 func (s *sweep) signalDeep(t *target, sig unix.Signal) error {
+	if t.state == 'Z' && !procstat.OtherThreads(s.dir.root, t.pid) {
+		return errExited // dead for good, awaiting its parent: not signalled, not counted
+	}
 	fd, err := openFirm(&s.dir, t)
 	if err != nil {
 		return err

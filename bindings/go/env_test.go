@@ -15,11 +15,13 @@ import (
 
 // argvOf runs req against a stand-in binary that records its arguments,
 // one per line, and exits; it returns them. The run itself fails (the
-// stand-in sends no frames), which is not what is tested here.
+// stand-in sends no frames), which is not what is tested here; Run then
+// runs "shellsup sweep", which the stand-in answers as shellsup would.
 func argvOf(t *testing.T, req Request) []string {
 	t.Helper()
 	log := filepath.Join(t.TempDir(), "argv")
-	req.Binary = writeScript(t, `for a in "$@"; do printf '%s\n' "$a"; done > '`+log+`'`)
+	req.Binary = writeScript(t, `[ "$*" = sweep ] && { echo 'shellsup: sweep: no stale leaves'; exit 0; }
+for a in "$@"; do printf '%s\n' "$a"; done > '`+log+`'`)
 	_, err := Run(context.Background(), req)
 	require.Error(t, err)
 	raw, rerr := os.ReadFile(log)

@@ -46,6 +46,12 @@ func (fr *frameReader) next() (protocol.Frame, error) {
 	}
 }
 
+// errEndedBeforeStart: the frame stream ended cleanly (no garbage, no
+// error frame) before the start frame. A real shellsup ends so only when it
+// dies before it has started the command, or right after (a command can
+// SIGKILL it that soon).
+var errEndedBeforeStart = errors.New("the frame stream ended before the start frame")
+
 // readRun reads the frames of one run in protocol order — start (or a lone
 // error), progress, timeout or cancel, progress, totals — and stops after
 // the last one, once the stream has ended: a frame after totals is an
@@ -61,7 +67,7 @@ func readRun(r io.Reader, progress func(stream, text string) error, cancel func(
 		f, err := fr.next()
 		switch {
 		case errors.Is(err, io.EOF) && out.start == nil:
-			return out, errors.New("the frame stream ended before the start frame")
+			return out, errEndedBeforeStart
 		case errors.Is(err, io.EOF):
 			return out, errors.New("the frame stream ended before the totals frame")
 		case err != nil:

@@ -201,7 +201,9 @@ func TestKilledBeforeStartIsSwept(t *testing.T) {
 		assert.NotEmpty(t, reapertest.Find(tok), "the tree outlived shellsup, as documented for this tier")
 		return
 	}
-	assert.Regexp(t, `Run ran shellsup sweep: killed [1-9][0-9]* processes in /\S+/shellsup-\d+-\d+ and removed it`, e.Message)
+	// Another test's shellsup, starting meanwhile, may have swept the
+	// stale leaf first: either way nothing of the tree may be alive.
+	assert.Regexp(t, `Run ran shellsup sweep: (killed [1-9][0-9]* processes in /\S+/shellsup-\d+-\d+ and removed it|no cgroup leaf was left)`, e.Message)
 	for _, p := range reapertest.Find(tok) {
 		assert.Equal(t, "Z", p.State, "the sweep killed the leaf: nothing of the tree is alive: %v", p)
 	}
@@ -230,7 +232,7 @@ func TestKilledShellsupIsReported(t *testing.T) {
 	}
 	if proctest.CgroupByDefault() {
 		if beforeStart {
-			assert.Contains(t, e.Message, "Run ran shellsup sweep: killed")
+			assert.Contains(t, e.Message, "Run ran shellsup sweep: ")
 		} else {
 			assert.Contains(t, e.Message, "Run killed every process in its cgroup leaf")
 		}

@@ -2,6 +2,7 @@ package shellsup
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -303,12 +304,12 @@ func (p *process) abandonment() string {
 // without totals: bash, if it is still alive, and what it started, which
 // only shellsup could have cleaned up. A cgroup leaf is killed: the one
 // the start frame named, or, without one, any that the sweep finds stale.
-func (p *process) leftover(start *protocol.Start) string {
+func (p *process) leftover(start *protocol.Start, readErr error) string {
 	if start == nil {
-		if ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() && !p.abandoned() {
-			// Killed before its start frame, not by Run: no leaf was
-			// named. A shellsup that exited by itself had nothing to
-			// leave, and one Run signalled was asked to clean up.
+		if errors.Is(readErr, errEndedBeforeStart) {
+			// It died before its start frame, by a signal, a crash or
+			// Run's own SIGKILL: no leaf was named, and it did not clean
+			// up. The sweep touches only leaves of shellsups that are gone.
 			return "; no start frame arrived, so what it started is unknown; " + sweepLeaves(p.cmd.Path, p.cmd.Env)
 		}
 		return "; no start frame arrived, so what it started is unknown"
@@ -370,7 +371,7 @@ func (p *process) brokeOff(out outcome, readErr error) *Error {
 	}
 	fmt.Fprintf(&b, "; shellsup %s", p.cmd.ProcessState)
 	if out.totals == nil {
-		b.WriteString(p.leftover(out.start))
+		b.WriteString(p.leftover(out.start, readErr))
 	}
 	if s := strings.TrimSpace(p.stderr.String()); s != "" {
 		fmt.Fprintf(&b, "; its stderr: %q", s)

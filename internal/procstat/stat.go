@@ -85,3 +85,12 @@ func nextField(b []byte) (tok, rest []byte) {
 	}
 	return b[:i], b[i+1:]
 }
+
+// OtherThreads reports whether process pid has a thread besides its
+// leader: its task directory lists more than one tid. A leader in state Z
+// is a dead process only without one (a program whose main thread exits
+// while others run shows Z and lives on). false if pid is gone.
+func OtherThreads(root string, pid int) bool {
+	tasks, err := os.ReadDir(root + "/" + strconv.Itoa(pid) + "/task")
+	return err == nil && len(tasks) > 1
+}

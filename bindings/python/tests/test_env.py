@@ -196,7 +196,11 @@ def test_options_reach_the_binary(tmp_path, monkeypatch):
     """run() hands the flags to the binary it runs: a stand-in records its argv."""
     log = tmp_path / "argv"
     fake = tmp_path / "fake-shellsup"
-    fake.write_text(f"#!{sys.executable}\nimport sys\nopen({str(log)!r}, 'w').write('\\n'.join(sys.argv[1:]))\n")
+    # the binding runs "shellsup sweep" after a binary that died before its start
+    # frame: the stand-in answers it as shellsup would
+    fake.write_text(f"#!{sys.executable}\nimport sys\n"
+                    f"if sys.argv[1:] == ['sweep']: print('shellsup: sweep: no stale leaves'); sys.exit(0)\n"
+                    f"open({str(log)!r}, 'w').write('\\n'.join(sys.argv[1:]))\n")
     fake.chmod(0o755)
     monkeypatch.setenv("SHELLSUP_BIN", str(fake))
     with pytest.raises(shell.ShellsupError):

@@ -87,8 +87,9 @@ def test_a_shellsup_killed_before_its_start_frame_is_swept(leaks, monkeypatch, m
     assert "shellsup was killed by SIGKILL without reporting a result" in message, message
     assert "no start frame arrived" in message, message
     if "cgroup" in tier.split("+"):
-        assert re.search(r"the binding ran shellsup sweep: killed [1-9][0-9]* processes in /\S+/shellsup-\d+-\d+ and removed it",
-                         message), message
+        # another shellsup starting meanwhile may have swept the stale leaf first
+        assert re.search(r"the binding ran shellsup sweep: (killed [1-9][0-9]* processes in /\S+/shellsup-\d+-\d+ "
+                         r"and removed it|no cgroup leaf was left)", message), message
         assert leaks.survivors() == []
         return
     assert "the binding ran shellsup sweep: no cgroup leaf was left" in message, message

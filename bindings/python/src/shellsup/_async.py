@@ -63,6 +63,8 @@ class AsyncRun:
             raise
         finally:
             self._disconnect(loop, proc)
+        if not self._core.reported:  # killing a leaf or sweeping blocks: not on the loop
+            await loop.run_in_executor(None, self._core.clean_leftovers)
         return self._core.outcome()
 
     # -- setting up and tearing down --------------------------------------------

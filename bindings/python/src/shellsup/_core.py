@@ -221,10 +221,21 @@ class Core:
 
     # -- the end ------------------------------------------------------------------
 
-    def outcome(self) -> SkillResult:
-        """The run's result, or the exception it ends in (called once shellsup is gone)."""
+    def clean_leftovers(self) -> None:
+        """Judge what is left of the frames and, for a shellsup gone without totals,
+        kill its cgroup leaf or sweep (blocking I/O of up to a few seconds, which an
+        asyncio driver runs off its loop). outcome() does it too; twice is harmless."""
         self._judge_leftovers()
         self._kill_leftover_leaf()
+
+    @property
+    def reported(self) -> bool:
+        """Whether shellsup sent its totals (then there is nothing left to clean)."""
+        return self.session.done
+
+    def outcome(self) -> SkillResult:
+        """The run's result, or the exception it ends in (called once shellsup is gone)."""
+        self.clean_leftovers()
         pending = self.pending
         if pending is not None:
             if isinstance(pending, ShellsupError) and pending.category == PROTOCOL:
@@ -249,16 +260,16 @@ class Core:
     def _kill_leftover_leaf(self) -> None:
         """shellsup gone without totals in the cgroup tier: its tree may still be in
         the leaf the start frame named; kill it (the one I/O the core does, through
-        the injectable ``kill_leaf``). Killed by a signal before its start frame,
-        it named no leaf: once it is reaped, ``sweep_leaves`` kills every stale
-        one (a shellsup that exited by itself before starting had nothing to leave)."""
+        the injectable ``kill_leaf``). Dead before its start frame, it named no
+        leaf: once it is reaped, ``sweep_leaves`` kills every stale one."""
         start = self.session.start
         if self.session.done or self.session.error is not None or self._leaf_note is not None:
             return
         if start is None:
-            # killed by a signal the binding did not send (one it sent came after
-            # a cancel that asked shellsup to clean up)
-            if self.returncode is not None and self.returncode < 0 and not self._sent:
+            # its frames ended cleanly before the start frame (no garbage, no error
+            # frame): it died — by a signal, a crash or the binding's own SIGKILL —
+            # without cleaning up; the sweep touches only leaves of shellsups that are gone
+            if self.returncode is not None and self._parsing:
                 self._leaf_note = self.sweep_leaves()
             return
         leaf = start.get("cgroup")

@@ -34,25 +34,16 @@ from ._validate import Request
 READ_SIZE = 1 << 18
 
 
-def _setpgid() -> None:
-    os.setpgid(0, 0)
-
-
-# The Popen arguments that put shellsup in a new process group that it
-# leads. Python 3.11+ has process_group: _posixsubprocess calls setpgid(0, 0)
-# between fork and exec, with no Python code in the child. Before 3.11 the
-# only way that keeps the session is preexec_fn. The subprocess docs warn
-# that preexec_fn is not safe in the presence of threads (the child could
-# deadlock before exec): it runs Python code in the forked child, where a
-# lock another thread held at the fork stays held. This one is as small as
-# a preexec_fn gets: the call of one builtin, os.setpgid, itself a single
-# async-signal-safe syscall; the forking thread holds the GIL, and glibc's
-# malloc resets its locks in the child. (Python 3.8-3.10 refuse preexec_fn
-# in subinterpreters: Popen raises RuntimeError there.)
-# start_new_session=True would need no preexec_fn, but setsid detaches
-# shellsup from the controlling terminal and changes its session too: more
-# than needed.
-OWN_GROUP: Dict[str, Any] = {"process_group": 0} if sys.version_info >= (3, 11) else {"preexec_fn": _setpgid}
+# The Popen arguments that put shellsup in a process group of its own.
+# Python 3.11+ has process_group: _posixsubprocess calls setpgid(0, 0)
+# between fork and exec, with no Python code in the child, and shellsup
+# stays in the caller's session. Before 3.11 the only way to keep the
+# session would be preexec_fn, which runs Python code in the forked child
+# (unsafe with threads; refused in subinterpreters, e.g. mod_wsgi's, with
+# a RuntimeError): there start_new_session=True (setsid in C) is used
+# instead. A session of its own is a group of its own too; shellsup never
+# uses a terminal, and bash runs in a session of its own either way.
+OWN_GROUP: Dict[str, Any] = {"process_group": 0} if sys.version_info >= (3, 11) else {"start_new_session": True}
 
 
 class Shellsup:
