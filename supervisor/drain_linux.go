@@ -332,7 +332,10 @@ func (p *pump) sink() {
 		case p.fwd.live():
 			if !room && spliceable(p.fwd.f) {
 				p.fwd.idle() // what the reader queued goes first
-				if p.spliceInto(int(p.fwd.f.Fd()), nil, nil, p.waitWritable) {
+				p.fwd.splicing.Store(true)
+				more := p.spliceInto(int(p.fwd.f.Fd()), nil, nil, p.waitWritable)
+				p.fwd.splicing.Store(false)
+				if more {
 					continue // given up on: the rest goes elsewhere
 				}
 				return

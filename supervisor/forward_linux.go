@@ -41,9 +41,10 @@ type forwarder struct {
 	quit     chan struct{} // closed by giveUp
 	quitOnce sync.Once
 
-	handed  atomic.Int64 // bytes given to the forwarder (dropped ones too)
-	written atomic.Int64 // bytes write(2) took
-	since   atomic.Int64 // unix nanoseconds of the last progress
+	splicing atomic.Bool  // the reader splices into f itself, past the capture
+	handed   atomic.Int64 // bytes given to the forwarder (dropped ones too)
+	written  atomic.Int64 // bytes write(2) took
+	since    atomic.Int64 // unix nanoseconds of the last progress
 }
 
 func newForwarder(f *os.File, onFail func()) *forwarder {
@@ -171,10 +172,11 @@ func (w *forwarder) stalled(now time.Time, d time.Duration) bool {
 	return w.terminal && !w.settled() && w.pending() > 0 && now.Sub(time.Unix(0, w.since.Load())) >= d
 }
 
-// busy reports whether the forwarder is still forwarding: it has bytes to
-// write, or took some within d.
+// busy reports whether the stream is still being forwarded: the forwarder
+// has bytes to write or took some within d, or the reader splices into
+// the destination (a pipe, waited for as cat would be).
 func (w *forwarder) busy(now time.Time, d time.Duration) bool {
-	return !w.settled() && (w.pending() > 0 || now.Sub(time.Unix(0, w.since.Load())) < d)
+	return !w.settled() && (w.pending() > 0 || w.splicing.Load() || now.Sub(time.Unix(0, w.since.Load())) < d)
 }
 
 func (w *forwarder) live() bool { return w != nil && !w.failed.Load() && !w.gaveUp() }
