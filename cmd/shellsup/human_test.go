@@ -268,15 +268,18 @@ func TestStuckPipeReaderIsWaitedFor(t *testing.T) {
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
 	require.NoError(t, cmd.Start())
-	proctest.Poll(t, 30*time.Second, "the command to run", func() bool {
-		return len(reapertest.Find(tok, cmd.Process.Pid)) > 0
-	})
+	// The first 200000 bytes are read: past the capture, shellsup is then
+	// splicing into the pipe when its reader stops.
+	head := make([]byte, 200000)
+	_, err = io.ReadFull(out, head)
+	require.NoError(t, err)
 	proctest.Poll(t, 30*time.Second, "the tree to be killed at the timeout", func() bool {
 		return len(reapertest.Find(tok, cmd.Process.Pid)) == 0
 	})
 	time.Sleep(2500 * time.Millisecond) // past the drain's grace and 1 s more, with a full pipe
-	got, err := io.ReadAll(out)
+	rest, err := io.ReadAll(out)
 	require.NoError(t, err)
+	got := append(head, rest...)
 	require.Error(t, cmd.Wait()) // 124
 	assert.Equal(t, 124, cmd.ProcessState.ExitCode())
 	m := regexp.MustCompile(`captured (\d+) of (\d+) bytes`).FindStringSubmatch(errb.String())
