@@ -24,7 +24,12 @@
 // stdout or stderr, unbounded; and the text, decoded and perhaps redacted,
 // to the one budget both streams share and to a tail window (--capture).
 // Once nothing needs the bytes in user space, the pump splices the pipe
-// into its destination. The README ("Full output") states the rules.
+// into its destination. The README ("Full output") states the rules. In
+// human mode the pump hands the bytes for the terminal to a forwarder
+// (forward_linux.go), which writes them from a goroutine of its own: the
+// pump never waits on a write(2), so a terminal that stops taking output
+// holds neither the capture nor, past its bound, the run (README, "Command
+// line").
 //
 // The non-goal: it is not a sandbox. The command runs with shellsup's
 // user, environment (changed only as package environ documents) and

@@ -21,9 +21,8 @@ import (
 // nothing and keeps start-up free of megabyte zeroing.
 const readSize = 64 << 10
 
-// abandonWait is how long finish waits, after the drain deadline, for a
-// reader stuck writing to a destination that does not take bytes (a
-// stopped terminal).
+// abandonWait is how long finish waits, after the drain deadline and the
+// last forwarding, for a reader that is not done.
 const abandonWait = time.Second
 
 // drain reads both pipes until EOF. Each pipe has a pump: its raw bytes go
@@ -35,8 +34,9 @@ const abandonWait = time.Second
 type drain struct {
 	files [2]*os.File
 	pumps [2]*pump
+	fwds  []*forwarder // human mode: the pumps' forwarders
 	wg    sync.WaitGroup
-	done  chan struct{}
+	done  chan struct{} // the pumps are done and every forwarder settled
 	stop  atomic.Bool
 }
 
@@ -82,76 +82,117 @@ func (w *sharedWindow) result() decoder.Kept {
 	return w.w.Result()
 }
 
-// forwarder writes a stream to one of shellsup's own streams (human
-// mode). After a failed write (EPIPE: the reader is gone) it drops
-// everything and calls onFail once.
-type forwarder struct {
-	f      *os.File
-	failed atomic.Bool
-	onFail func()
-}
-
-func (w *forwarder) write(p []byte) {
-	if len(p) == 0 || w.failed.Load() {
-		return
-	}
-	if _, err := w.f.Write(p); err != nil && !w.failed.Swap(true) {
-		w.onFail()
-	}
-}
-
-func (w *forwarder) live() bool { return w != nil && !w.failed.Load() }
-
 func startDrain(c *child, pumps [2]*pump) *drain {
 	d := &drain{files: [2]*os.File{c.stdout, c.stderr}, pumps: pumps, done: make(chan struct{})}
 	for s, p := range pumps {
 		p.f, p.s, p.stop = d.files[s], decoder.Stream(s), &d.stop
+		w := p.forwarder()
+		if w != nil {
+			d.fwds = append(d.fwds, w)
+		}
 		d.wg.Add(1)
 		go func() {
 			defer d.wg.Done()
 			p.run()
+			if w != nil {
+				w.close()
+			}
 		}()
 	}
-	go func() { d.wg.Wait(); close(d.done) }()
+	go func() {
+		d.wg.Wait()
+		for _, w := range d.fwds {
+			select {
+			case <-w.flushed:
+			case <-w.quit:
+			}
+		}
+		close(d.done)
+	}()
 	return d
 }
 
-// finish waits up to grace for both pipes to reach EOF, then gives up on
-// them (something outside the tree still holds a write end), and reports
-// whether it had to. Giving up, each reader still takes what the pipe held
-// at that moment (the tree's last output), and nothing written after it.
-// A reader forwarding to a slow terminal or pipe (patient: human mode) is
-// waited for, as cat would be, until hurry closes; otherwise for at most
-// abandonWait more.
-func (d *drain) finish(grace time.Duration, patient bool, hurry <-chan struct{}) (timedOut bool) {
+// forwarder is the pump's forwarder, of raw bytes or of redacted text;
+// nil in frames mode.
+func (p *pump) forwarder() *forwarder {
+	if p.fwd != nil {
+		return p.fwd
+	}
+	if p.text != nil {
+		return p.text.fwdText
+	}
+	return nil
+}
+
+// lost is what the forwarding lost to a destination the drain gave up on.
+func (d *drain) lost() lost { return lostOf(d.fwds) }
+
+// finish waits up to grace for both pipes to reach EOF and the forwarders
+// to write what they were given, then gives up on the pipes (something
+// outside the tree still holds a write end), and reports whether it had
+// to. Giving up, each reader still takes what the pipe held at that moment
+// (the tree's last output), and nothing written after it. A forwarder to
+// a slow pipe or file (human mode) is waited for, as cat would be, until
+// hurry closes; one to a terminal that takes nothing for stallWait is given
+// up on (see settle). The pipes' verdict is the readers' own: a reader held
+// up by a forwarder is not a pipe held open.
+func (d *drain) finish(grace time.Duration, hurry <-chan struct{}) (timedOut bool) {
 	t := time.NewTimer(grace)
 	defer t.Stop()
 	select {
 	case <-d.done:
 	case <-t.C:
-		timedOut = true
 		d.stop.Store(true)
 		for _, f := range d.files {
 			// Wakes a blocked read with os.ErrDeadlineExceeded.
 			_ = f.SetReadDeadline(time.Now())
 		}
-		var giveUp <-chan time.Time
-		if !patient {
-			giveUp = time.After(abandonWait)
+		if !d.settle(hurry) {
+			return true // a reader stuck beyond every bound: its pipe's state is unknown
 		}
-		select {
-		case <-d.done:
-			timedOut = d.pumps[0].held.Load() || d.pumps[1].held.Load()
-		case <-giveUp: // a reader stuck on a destination that takes nothing
-			return timedOut
-		case <-hurry:
-			return timedOut
-		}
+		timedOut = d.pumps[0].held.Load() || d.pumps[1].held.Load()
 	}
 	for _, f := range d.files {
 		f.Close() // read ends only: nothing to flush
 	}
 	return timedOut
+}
+
+// settle waits for the readers and the forwarders, once the drain's grace
+// is over. It gives up on a forwarder to a terminal that has had bytes to
+// take and taken none for stallWait, and on every forwarder once hurry
+// closes; then the readers, which no longer wait for buffers, take what is
+// left in the pipes. It reports false if they are still not done
+// abandonWait after the last forwarding (never seen: every wait of theirs
+// is bounded), leaving them be.
+func (d *drain) settle(hurry <-chan struct{}) bool {
+	tick := time.NewTicker(stallTick)
+	defer tick.Stop()
+	lastBusy := time.Now()
+	wait := seamStallWait(stallWait)
+	for {
+		select {
+		case <-d.done:
+			return true
+		case <-hurry:
+			for _, w := range d.fwds {
+				w.giveUp()
+			}
+			hurry = nil
+		case now := <-tick.C:
+			for _, w := range d.fwds {
+				if w.stalled(now, wait) {
+					w.giveUp()
+				}
+				if w.busy(now, abandonWait) {
+					lastBusy = now
+				}
+			}
+			if now.Sub(lastBusy) >= abandonWait {
+				return false
+			}
+		}
+	}
 }
 
 // run reads the pipe while something needs its bytes in user space, then
@@ -290,7 +331,13 @@ func (p *pump) sink() {
 		switch {
 		case p.fwd.live():
 			if !room && spliceable(p.fwd.f) {
-				p.spliceInto(int(p.fwd.f.Fd()), nil, nil, p.waitWritable)
+				p.fwd.idle() // what the reader queued goes first
+				p.fwd.splicing.Store(true)
+				more := p.spliceInto(int(p.fwd.f.Fd()), nil, nil, p.waitWritable)
+				p.fwd.splicing.Store(false)
+				if more {
+					continue // given up on: the rest goes elsewhere
+				}
 				return
 			}
 			p.copyRest()
@@ -310,11 +357,12 @@ func (p *pump) sink() {
 // moved counts n raw bytes drained past the capture.
 func (p *pump) moved(n int64) { p.capture.Discard(p.s, int(n)) }
 
-// spliceInto splices the pipe into out until EOF, the drain deadline or
-// room() reaching 0; it reports whether it stopped for room. Where splice
-// fails it copies the rest instead. For an out that can be full (a pipe or
-// socket), waitOut tells an EAGAIN of a full out from one of an empty pipe:
-// it waits until out is writable and reports true, or reports false.
+// spliceInto splices the pipe into out until EOF, the drain deadline,
+// room() reaching 0 or the forwarding given up on; it reports whether it
+// stopped for room or the forwarding. Where splice fails it copies the
+// rest instead. For an out that can be full (a pipe), waitOut tells an
+// EAGAIN of a full out from one of an empty pipe: it waits until out is
+// writable and reports true, or reports false.
 func (p *pump) spliceInto(out int, room func() int64, spliced func(int64), waitOut func(out int) bool) (full bool) {
 	rc, err := p.f.SyscallConn()
 	if err != nil {
@@ -347,6 +395,9 @@ func (p *pump) spliceInto(out int, room func() int64, spliced func(int64), waitO
 			switch {
 			case errors.Is(err, unix.EAGAIN) && waitOut != nil && waitOut(out):
 				continue // out was full and has room now
+			case errors.Is(err, unix.EAGAIN) && waitOut != nil && !p.fwd.live():
+				full = true // the forwarding was given up on
+				return true
 			case errors.Is(err, unix.EAGAIN):
 				return false // wait until readable
 			case err != nil:
@@ -379,30 +430,31 @@ func (p *pump) discard() {
 	p.spliceInto(int(null.Fd()), nil, dropped, nil)
 }
 
-// spliceable reports whether f is a pipe, socket or regular file: where
-// splice can write (a terminal cannot be spliced into; it is copied to).
+// spliceable reports whether f is a pipe or regular file: where splice
+// can write without blocking (a terminal cannot be spliced into, and a
+// socket's splice can block: they are copied to, by the forwarder).
 func spliceable(f *os.File) bool {
 	var st unix.Stat_t
 	if err := linux.Fstat(int(f.Fd()), &st); err != nil {
 		return false
 	}
 	switch st.Mode & unix.S_IFMT {
-	case unix.S_IFIFO, unix.S_IFSOCK, unix.S_IFREG:
+	case unix.S_IFIFO, unix.S_IFREG:
 		return true
 	}
 	return false
 }
 
 // waitWritable is spliceInto's waitOut for forwarding: if out is full, it
-// waits (in slices of 100 ms, checking the drain's stop) until out can take
-// bytes or fails, and reports true; if out has room, the EAGAIN was the
-// empty pipe's, and it reports false.
+// waits (in slices of 100 ms, checking that the forwarding is not given up
+// on) until out can take bytes or fails, and reports true; if out has room,
+// the EAGAIN was the empty pipe's, and it reports false.
 func (p *pump) waitWritable(out int) bool {
 	fds := []unix.PollFd{{Fd: int32(out), Events: unix.POLLOUT}}
 	if n, err := unix.Poll(fds, 0); err == nil && n > 0 {
 		return false // out has room (or failed): the pipe was empty
 	}
-	for !p.stop.Load() {
+	for p.fwd.live() {
 		n, err := unix.Poll(fds, 100)
 		if (err != nil && !errors.Is(err, unix.EINTR)) || n > 0 {
 			return true // writable, or failed: splice says which

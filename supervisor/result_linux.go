@@ -49,7 +49,9 @@ func exitCode(t *protocol.Totals, end ending, rep reaper.Report) int {
 // summary is human mode's last line on stderr, e.g.
 //
 //	shellsup: exit 0 in 1.0s; 3 processes cleaned up (1 killed) in 1004ms; captured 96 of 96 bytes
-func summary(t *protocol.Totals, code int) string {
+//
+// l is what forwarding to shellsup's own stdout and stderr lost.
+func summary(t *protocol.Totals, code int, l lost) string {
 	var b strings.Builder
 	b.WriteString("shellsup: ")
 	switch {
@@ -97,6 +99,12 @@ func summary(t *protocol.Totals, code int) string {
 	}
 	if c.DrainTimedOut {
 		b.WriteString("; an output pipe was still held open after the cleanup")
+	}
+	switch {
+	case l.bytes > 0 && l.terminal:
+		fmt.Fprintf(&b, "; the terminal stopped taking output: %d bytes not shown", l.bytes)
+	case l.bytes > 0:
+		fmt.Fprintf(&b, "; the output was not taken: %d bytes not forwarded", l.bytes)
 	}
 	if code == ExitFailed {
 		b.WriteString("; shellsup exits 125")

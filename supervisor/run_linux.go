@@ -22,6 +22,9 @@ const (
 	killBudget = 3 * time.Second        // stop-and-kill loop after the grace
 	drainGrace = 500 * time.Millisecond // pipes held open by something outside the tree
 	goneFlush  = time.Second            // writing totals to a parent that is gone
+	// summaryWait bounds the summary's write in human mode when stderr is a
+	// terminal, which may have stopped taking output (see forward_linux.go).
+	summaryWait = 2 * time.Second
 	// maxStragglers keeps totals well inside one 1 MiB frame however many
 	// processes survive; the rest are counted.
 	maxStragglers = 100
@@ -73,6 +76,7 @@ type session struct {
 	cleaned time.Time // cleanup over
 	limits  cgroup.Stats
 	leafDir string // the v2 leaf, reported in start
+	ttyErr  bool   // human mode with stderr a terminal: the summary's write is bounded
 
 	// ended is set once the ending is decided: a SIGINT or SIGTERM after
 	// it skips the rest of the grace, closing hurry.
@@ -134,8 +138,8 @@ func run(cfg Config, stdio Stdio, out *output) int {
 	rep := cont.Cleanup(w, reaper.Deadlines{Grace: cfg.graceDuration(), Kill: killBudget, Hurry: s.hurry})
 	s.cleaned = time.Now()
 	s.limits = leafStats(leaf) // final: Cleanup closed the leaf
-	drainTimedOut := d.finish(drainGrace, !cfg.Frames, s.hurry)
-	return s.finish(w, end, rep, drainTimedOut)
+	drainTimedOut := d.finish(drainGrace, s.hurry)
+	return s.finish(w, end, rep, drainTimedOut, d.lost())
 }
 
 func newSession(cfg Config, out *output, set *spill.Set, stdio Stdio) *session {
@@ -151,6 +155,7 @@ func newSession(cfg Config, out *output, set *spill.Set, stdio Stdio) *session {
 		emit = func(decoder.Stream, string) {} // the terminal gets the raw bytes instead
 	}
 	s.streams = newStreams(cfg, set, capture, emit, stdio, gone)
+	s.ttyErr = !cfg.Frames && stdio.Stderr != nil && isTerminal(stdio.Stderr)
 	return s
 }
 
@@ -267,13 +272,8 @@ func (s *session) notice(end ending) {
 }
 
 // finish writes the totals (or the summary line) and returns the exit code.
-func (s *session) finish(w *reaper.Waiter, end ending, rep reaper.Report, drainTimedOut bool) int {
-	// After parent-gone nobody may be reading: writing must not block
-	// shellsup's exit for ever on a full pipe.
-	var deadline <-chan time.Time
-	if end.reason == protocol.ReasonParentGone {
-		deadline = time.After(goneFlush)
-	}
+func (s *session) finish(w *reaper.Waiter, end ending, rep reaper.Report, drainTimedOut bool, l lost) int {
+	deadline := s.flushLimit(end, l)
 	flushed := func() bool {
 		select {
 		case <-s.out.flush():
@@ -290,10 +290,47 @@ func (s *session) finish(w *reaper.Waiter, end ending, rep reaper.Report, drainT
 	s.out.frame(totals)
 	s.mu.Unlock()
 	if !s.cfg.Quiet {
-		s.out.line(summary(totals, code))
+		s.out.line(summary(totals, code, l))
 	}
 	flushed()
 	return code
+}
+
+// flushLimit bounds the writing of totals or the summary, or is nil. After
+// parent-gone nobody may be reading: a full pipe must not block shellsup's
+// exit for ever. In human mode a terminal may have stopped taking output
+// (or the drain gave up on a destination): the summary gets summaryWait,
+// or hurryFlush once a hurry came. Otherwise the write is waited for, as
+// any writer's.
+func (s *session) flushLimit(end ending, l lost) <-chan struct{} {
+	var d time.Duration
+	hurry := s.hurry
+	switch {
+	case end.reason == protocol.ReasonParentGone:
+		d, hurry = goneFlush, nil
+	case !s.cfg.Frames && (s.ttyErr || l.gaveUp):
+		d = seamSummaryWait(summaryWait)
+	default:
+		return nil
+	}
+	c := make(chan struct{})
+	go func() {
+		defer close(c)
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			return
+		case <-hurry:
+		}
+		h := time.NewTimer(hurryFlush)
+		defer h.Stop()
+		select {
+		case <-t.C:
+		case <-h.C:
+		}
+	}()
+	return c
 }
 
 func (s *session) totals(w *reaper.Waiter, end ending, rep reaper.Report, drainTimedOut bool) *protocol.Totals {

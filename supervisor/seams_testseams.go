@@ -16,6 +16,11 @@ import (
 //	SHELLSUP_TEST_START_DELAY=DUR  wait DUR between the spawn and the
 //	                               start frame (a command that kills
 //	                               shellsup at once then always wins)
+//	SHELLSUP_TEST_TTY_STALL=DUR    give up on a terminal that took nothing
+//	                               for DUR instead of 1 s
+//	SHELLSUP_TEST_SUMMARY_WAIT=DUR try the summary on a stuck terminal for
+//	                               DUR instead of 2 s (a test can then
+//	                               resume the terminal and read it)
 
 func seamNoContainment() bool { return os.Getenv("SHELLSUP_TEST_NO_CONTAINMENT") == "1" }
 
@@ -28,5 +33,20 @@ func seamProc() string {
 
 func seamStartDelay() time.Duration {
 	d, _ := time.ParseDuration(os.Getenv("SHELLSUP_TEST_START_DELAY")) // unset or bad: no delay
+	return d
+}
+
+func seamStallWait(d time.Duration) time.Duration { return envDuration("SHELLSUP_TEST_TTY_STALL", d) }
+
+func seamSummaryWait(d time.Duration) time.Duration {
+	return envDuration("SHELLSUP_TEST_SUMMARY_WAIT", d)
+}
+
+// envDuration is the duration the variable name holds, or d when it is
+// unset or bad.
+func envDuration(name string, d time.Duration) time.Duration {
+	if v, err := time.ParseDuration(os.Getenv(name)); err == nil {
+		return v
+	}
 	return d
 }

@@ -51,7 +51,7 @@ func newStreams(cfg Config, set *spill.Set, capture *decoder.Capture, emit func(
 		p := &pump{capture: capture, emit: emit}
 		var fwd *forwarder
 		if !cfg.Frames && own[s] != nil {
-			fwd = &forwarder{f: own[s], onFail: onFail}
+			fwd = newForwarder(own[s], onFail)
 		}
 		if cfg.Redacts || st.window != nil {
 			p.text = &textPath{window: st.window}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -251,5 +252,41 @@ func TestSlowReaderIsNotAHeldPipe(t *testing.T) {
 	require.NoError(t, cmd.Wait())
 	assert.Equal(t, seqText(400000), string(got))
 	assert.NotContains(t, errb.String(), "still held open", "summary %q", errb.String())
+	reapertest.Check(t, tok)
+}
+
+// A pipe reader that stops for longer than the drain's grace and its 1 s
+// after the cleanup (a pager) is waited for, as cat would be: it gets every
+// byte the command wrote, the summary counts them all, and nothing is said
+// held open or not forwarded.
+func TestStuckPipeReaderIsWaitedFor(t *testing.T) {
+	tok := reapertest.NewToken()
+	cmd := exec.Command(shellsupBin, "--timeout", "1", "--grace", "0", "--", "seq 1 400000; sleep 30")
+	cmd.Env = baseEnv(tok)
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	require.NoError(t, cmd.Start())
+	// The first 200000 bytes are read: past the capture, shellsup is then
+	// splicing into the pipe when its reader stops.
+	head := make([]byte, 200000)
+	_, err = io.ReadFull(out, head)
+	require.NoError(t, err)
+	proctest.Poll(t, 30*time.Second, "the tree to be killed at the timeout", func() bool {
+		return len(reapertest.Find(tok, cmd.Process.Pid)) == 0
+	})
+	time.Sleep(2500 * time.Millisecond) // past the drain's grace and 1 s more, with a full pipe
+	rest, err := io.ReadAll(out)
+	require.NoError(t, err)
+	got := append(head, rest...)
+	require.Error(t, cmd.Wait()) // 124
+	assert.Equal(t, 124, cmd.ProcessState.ExitCode())
+	m := regexp.MustCompile(`captured (\d+) of (\d+) bytes`).FindStringSubmatch(errb.String())
+	require.NotNil(t, m, "summary %q", errb.String())
+	assert.Equal(t, strconv.Itoa(len(got)), m[2], "the summary counts what the reader got")
+	assert.True(t, strings.HasPrefix(seqText(400000), string(got)), "the reader got something else than a prefix of the output")
+	assert.NotContains(t, errb.String(), "held open")
+	assert.NotContains(t, errb.String(), "not forwarded")
 	reapertest.Check(t, tok)
 }
