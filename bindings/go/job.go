@@ -45,7 +45,7 @@ type Job struct {
 	noticeOnce sync.Once
 
 	portsMu     sync.Mutex           // one ports query at a time
-	portsAnswer chan []protocol.Port // the answers, in order
+	portsAnswer chan *protocol.Ports // the answers, in order
 
 	readMu sync.Mutex
 	cursor [2]spillCursor // Read's position in each spill file
@@ -73,7 +73,9 @@ type Output struct {
 }
 
 // Port is a socket the job's processes listen on, as shellsup found it in
-// /proc/net (tcp, tcp6, udp, udp6) matched to their file descriptors.
+// its own network namespace's /proc/net (tcp, tcp6, udp, udp6) matched to
+// their file descriptors: a listener in a namespace of the job's own
+// (unshare -n) is not reachable at the port, and is not reported.
 type Port struct {
 	Proto string // "tcp", "tcp6", "udp" or "udp6"
 	Addr  string // the local address, e.g. "127.0.0.1" or "::"
@@ -111,7 +113,7 @@ func Start(ctx context.Context, req Request) (*Job, error) {
 		return nil, fmt.Errorf("shellsup: job not started: %w", err)
 	}
 	j := &Job{started: make(chan struct{}), done: make(chan struct{}), noticed: make(chan struct{}),
-		portsAnswer: make(chan []protocol.Port, 1)}
+		portsAnswer: make(chan *protocol.Ports, 1)}
 	if err := j.spawn(ctx, bin, cfg); err != nil {
 		return nil, err
 	}
@@ -181,7 +183,7 @@ func (j *Job) watch(f protocol.Frame) {
 		j.noticeOnce.Do(func() { close(j.noticed) })
 	case *protocol.Ports:
 		select {
-		case j.portsAnswer <- f.Ports:
+		case j.portsAnswer <- f:
 		default: // an answer nobody waits for any more, and one is queued
 		}
 	}
