@@ -302,13 +302,20 @@ class Job:
     def ports(self, timeout: float = PORTS_WAIT) -> List[Dict[str, Any]]:
         """The TCP and UDP ports the job's processes listen on, asked of shellsup (a ports query).
 
-        Each is ``{"proto", "addr", "port", "pid"}``. An ended job listens on none.
+        Each is ``{"proto", "addr", "port", "pid"}``, one per proto/addr/port, sorted by port; only
+        listeners in shellsup's network namespace (one the job made in a namespace of its own, with
+        ``unshare -n``, is not reachable at the port and is not listed). At most 4096 (the lowest
+        ports) when there are more. An ended job listens on none.
         """
+        return self._ask_ports(_frames.PORTS, timeout)
+
+    def _ask_ports(self, query: bytes, timeout: float) -> List[Dict[str, Any]]:
+        """Send a ports query and wait up to timeout for its answer."""
         self._usable()
         session = self._core.session
         with self._runner._lock:
             seen = session.ports_answers
-            if not self._send(_frames.PORTS):
+            if not self._send(query):
                 return []
         end = time.monotonic() + timeout
         while session.ports_answers <= seen:
@@ -345,7 +352,8 @@ class Job:
             the job began; the match is returned.
         port: a TCP port that accepts connections AND belongs to this job
             (shellsup confirms a process of the job listens on it, so a
-            stranger already on the port does not count).
+            stranger already on the port does not count, nor a listener the job made in a network
+            namespace of its own, which a connection here does not reach).
         url: an http(s) URL answering with a 2xx or 3xx status.
         timeout: seconds (default 30); None waits for as long as the job lives.
 

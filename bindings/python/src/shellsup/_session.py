@@ -21,6 +21,7 @@ class Session:
         self.announced: Optional[str] = None  # "timeout" or "cancel" once shellsup announced one
         self.ports: List[Dict[str, Any]] = []  # the last answer to a ports query
         self.ports_answers = 0  # how many answers have arrived
+        self.ports_omitted = 0  # listeners the last answer left out past MAX_PORTS
 
     @property
     def done(self) -> bool:
@@ -60,6 +61,8 @@ class Session:
             if self.start is None or not isinstance(ports, (list, type(None))):
                 raise _protocol(f"bad ports frame {frame!r:.200}")
             self.ports = [p for p in ports or () if isinstance(p, dict)]
+            omitted = frame.get("omitted", 0)
+            self.ports_omitted = omitted if isinstance(omitted, int) else 0
             self.ports_answers += 1
         elif kind in ("timeout", "cancel"):
             if self.announced is None:
