@@ -305,10 +305,6 @@ func (j *Job) Ports(ctx context.Context) ([]Port, error) {
 func (j *Job) askPorts(ctx context.Context, numbers []int) ([]Port, error) {
 	j.portsMu.Lock()
 	defer j.portsMu.Unlock()
-	select {
-	case <-j.portsAnswer: // the late answer of a query whose caller gave up
-	default:
-	}
 	query := &protocol.Ports{}
 	for _, n := range numbers {
 		query.Ports = append(query.Ports, protocol.Port{Port: n})
@@ -316,17 +312,35 @@ func (j *Job) askPorts(ctx context.Context, numbers []int) ([]Port, error) {
 	if err := j.p.send(query); err != nil {
 		return nil, fmt.Errorf("shellsup: asking the job (pid %d) for its ports: %w", j.Pid(), err)
 	}
-	select {
-	case answer := <-j.portsAnswer:
-		out := make([]Port, len(answer.Ports))
-		for i, p := range answer.Ports {
-			out[i] = Port{Proto: p.Proto, Addr: p.Addr, Port: p.Port, Pid: p.Pid}
+	j.portsAsked++
+	answer, err := j.portsAnswer(ctx, j.portsAsked)
+	if err != nil {
+		return nil, fmt.Errorf("shellsup: asking the job (pid %d) for its ports: %w", j.Pid(), err)
+	}
+	out := make([]Port, len(answer.Ports))
+	for i, p := range answer.Ports {
+		out[i] = Port{Proto: p.Proto, Addr: p.Addr, Port: p.Port, Pid: p.Pid}
+	}
+	return out, nil
+}
+
+// portsAnswer waits for the n-th answer, returning errEnded once the job
+// has ended and ctx.Err() once ctx is done.
+func (j *Job) portsAnswer(ctx context.Context, n int) (*protocol.Ports, error) {
+	for {
+		j.answersMu.Lock()
+		got, last := j.portsAnswers, j.portsLast
+		j.answersMu.Unlock()
+		if got >= n {
+			return last, nil
 		}
-		return out, nil
-	case <-j.done:
-		return nil, fmt.Errorf("shellsup: asking the job (pid %d) for its ports: %w", j.Pid(), errEnded)
-	case <-ctx.Done():
-		return nil, fmt.Errorf("shellsup: asking the job (pid %d) for its ports: %w", j.Pid(), ctx.Err())
+		select {
+		case <-j.portsSeen:
+		case <-j.done:
+			return nil, errEnded
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
 }
 
