@@ -142,6 +142,7 @@ class Job:
         self._owned_dir = owned_dir  # the temporary directory the binding made, removed by close()
         self._runner = Run(req, binary, None)
         self._finished = threading.Event()  # the reader thread is done: result or exception known
+        self._ports_asked = 0  # ports queries sent (under the runner's lock)
         self._result: Optional[SkillResult] = None
         self._exc: Optional[BaseException] = None
         self._read_lock = threading.Lock()
@@ -314,17 +315,18 @@ class Job:
         self._usable()
         session = self._core.session
         with self._runner._lock:
-            seen = session.ports_answers
             if not self._send(query):
                 return []
+            self._ports_asked += 1
+            mine = self._ports_asked  # this query's answer is the mine-th: a late one is never taken for it
         end = time.monotonic() + timeout
-        while session.ports_answers <= seen:
+        while session.ports_answers < mine:
             if self._finished.is_set() or session.done:
                 return []
             if time.monotonic() > end:
                 raise JobTimeoutError(f"shellsup did not answer a ports query for job {self.name!r} within {timeout:g} s")
             self._finished.wait(0.005)
-        return list(session.ports)
+        return list(session.ports_by_answer.get(mine, session.ports))
 
     async def ports_async(self, timeout: float = PORTS_WAIT) -> List[Dict[str, Any]]:
         """ports() for asyncio: the bounded query runs in the default executor."""
