@@ -153,7 +153,14 @@ func TestPortsNone(t *testing.T) {
 // (unshare -rn), and on another port in shellsup's namespace. The answer
 // names the host-namespace listener and not P, asked about all ports or
 // about P alone: a connection to P here would reach the stranger.
-func TestPortsOtherNetnsNotReported(t *testing.T) {
+func TestPortsOtherNetnsNotReported(t *testing.T) { netnsTrap(t) }
+
+// TestPortsOtherNetnsNotReportedPidns: the same under --pidns, which
+// makes a PID namespace and no network namespace, so the command's
+// listeners are still in shellsup's and are found.
+func TestPortsOtherNetnsNotReportedPidns(t *testing.T) { netnsTrap(t, "--pidns", "--require", "pidns") }
+
+func netnsTrap(t *testing.T, args ...string) {
 	if err := exec.Command("unshare", "-rn", "true").Run(); err != nil {
 		t.Skipf("unshare -rn is not available here: %v", err)
 	}
@@ -172,7 +179,7 @@ wait`, python, strangerPort)
 		hostPort int
 	)
 	r := runShellsup(t, opts{
-		args: []string{"--lifetime", "60"}, command: command, control: true, owned: []int{strangerPid},
+		args: append([]string{"--lifetime", "60"}, args...), command: command, control: true, owned: []int{strangerPid},
 		onFrame: func(r *running, f protocol.Frame) {
 			if p, ok := f.(*protocol.Ports); ok {
 				answers = append(answers, p)
