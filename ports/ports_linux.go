@@ -5,50 +5,38 @@ import (
 	"fmt"
 	"net/netip"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 )
 
-// Port is one listening socket.
-type Port struct {
-	Proto string `msgpack:"proto"` // "tcp", "tcp6", "udp", "udp6"
-	Addr  string `msgpack:"addr"`  // the local address, e.g. "127.0.0.1" or "::"
-	Port  int    `msgpack:"port"`
-	Pid   int    `msgpack:"pid"` // a process of the set holding the socket
-}
-
-// Listening returns the listening ports of pids, read from procRoot
-// (always "/proc" outside tests), sorted by port then protocol. Processes
-// that exit meanwhile are skipped.
+// Listening returns the listening ports of pids that are reachable from
+// shellsup: sockets in the network namespace of procRoot/self (shellsup's
+// own), read from procRoot (always "/proc" outside tests). Each
+// proto/addr/port is listed once, sorted by port then protocol and address.
+// Processes that exit meanwhile are skipped.
+//
+// Only shellsup's own namespace's tables are read: a socket that a process
+// of the set created in another network namespace (unshare -n) is not in
+// them, so it is never reported, even when it has the port of a stranger
+// listening in ours. A socket the set holds that was created in ours (and
+// inherited across an unshare) is, as it is reachable here.
 func Listening(procRoot string, pids []int) ([]Port, error) {
 	owner := map[uint64]int{} // socket inode → pid
-	netns := map[string]int{} // network namespace → a pid in it
 	for _, pid := range pids {
 		socketsOf(procRoot, pid, owner)
-		if ns, err := os.Readlink(fmt.Sprintf("%s/%d/ns/net", procRoot, pid)); err == nil {
-			if _, ok := netns[ns]; !ok {
-				netns[ns] = pid
-			}
-		}
 	}
 	var out []Port
-	for _, pid := range netns {
-		for _, proto := range []string{"tcp", "tcp6", "udp", "udp6"} {
-			ps, err := table(fmt.Sprintf("%s/%d/net/%s", procRoot, pid, proto), proto, owner)
-			if err != nil && !os.IsNotExist(err) {
-				return nil, err
-			}
-			out = append(out, ps...)
-		}
+	if len(owner) == 0 {
+		return out, nil
 	}
-	slices.SortFunc(out, func(a, b Port) int {
-		if a.Port != b.Port {
-			return a.Port - b.Port
+	for _, proto := range []string{"tcp", "tcp6", "udp", "udp6"} {
+		ps, err := table(fmt.Sprintf("%s/self/net/%s", procRoot, proto), proto, owner)
+		if err != nil && !os.IsNotExist(err) {
+			return nil, err
 		}
-		return strings.Compare(a.Proto+a.Addr, b.Proto+b.Addr)
-	})
-	return slices.Compact(out), nil
+		out = append(out, ps...)
+	}
+	return dedupe(out), nil
 }
 
 // socketsOf records the socket inodes behind pid's fds.

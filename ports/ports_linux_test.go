@@ -72,3 +72,92 @@ func TestParseLine(t *testing.T) {
 	_, ok = parseLine("   1: 0100007F:1F90 0100007F:C350 01 00000000:00000000 00:00000000 00000000  1000        0 12346 1", "tcp")
 	assert.False(t, ok, "an established connection is not a listener")
 }
+
+// listener starts python3 with the given code (which prints a line when
+// its listener is up) under a 30 s self-destruct, and returns its pid and
+// the line.
+func listener(t *testing.T, argv ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command("timeout", append([]string{"30"}, argv...)...)
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }) // ours, by pid
+	line, err := bufio.NewReader(out).ReadString('\n')
+	require.NoError(t, err, "the listener printed nothing")
+	return cmd.Process.Pid, strings.TrimSpace(line)
+}
+
+// withChildren lists pid and its children (timeout's child is the python).
+func withChildren(t *testing.T, pid int) []int {
+	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(pid) + "/children")
+	require.NoError(t, err)
+	pids := []int{pid}
+	for _, f := range strings.Fields(string(raw)) {
+		n, err := strconv.Atoi(f)
+		require.NoError(t, err)
+		pids = append(pids, n)
+	}
+	return pids
+}
+
+// TestOtherNetnsListenerNotReported: a listener a process made in a
+// network namespace of its own (unshare -rn) is not in ours, so it is not
+// reported; a socket made in ours and kept across an unshare of the
+// network namespace is, as it is reachable here.
+func TestOtherNetnsListenerNotReported(t *testing.T) {
+	if err := exec.Command("unshare", "-rn", "true").Run(); err != nil {
+		t.Skipf("unshare -rn is not available here: %v", err)
+	}
+	pid, line := listener(t, "unshare", "-rn", "python3", "-u", "-c", `import socket, time
+s = socket.socket(); s.bind(("0.0.0.0", 0)); s.listen(); print(s.getsockname()[1]); time.sleep(30)`)
+	require.NotEmpty(t, line)
+	elsewhere, err := Listening("/proc", withChildren(t, pid))
+	require.NoError(t, err)
+	assert.Empty(t, elsewhere, "listener on %s in another netns", line)
+
+	pid, line = listener(t, "python3", "-u", "-c", `import ctypes, socket, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
+ok = ctypes.CDLL(None, use_errno=True).unshare(0x40000000) == 0  # CLONE_NEWNET, after the bind
+print(s.getsockname()[1], "moved" if ok else "stayed"); time.sleep(30)`)
+	port, moved, _ := strings.Cut(line, " ")
+	if moved != "moved" {
+		t.Skip("unshare(CLONE_NEWNET) needs CAP_SYS_ADMIN")
+	}
+	kept, err := Listening("/proc", withChildren(t, pid))
+	require.NoError(t, err)
+	want, err := strconv.Atoi(port)
+	require.NoError(t, err)
+	require.Len(t, kept, 1, "the socket made here before the unshare")
+	assert.Equal(t, want, kept[0].Port)
+}
+
+// TestSharedListenerListedOnce: a listening socket two processes hold (a
+// pre-forked server) and two SO_REUSEPORT sockets on one port are each one
+// entry.
+func TestSharedListenerListedOnce(t *testing.T) {
+	pid, line := listener(t, "python3", "-u", "-c", `import os, socket, time
+a = socket.socket(); a.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1); a.bind(("127.0.0.1", 0)); a.listen()
+b = socket.socket(); b.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1); b.bind(a.getsockname()); b.listen()
+if os.fork() == 0:
+    time.sleep(30); os._exit(0)
+print(a.getsockname()[1]); time.sleep(30)`)
+	want, err := strconv.Atoi(line)
+	require.NoError(t, err)
+	var pids []int
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) { // the fork's child may not be listed yet
+		pids = withChildren(t, pid)
+		if len(pids) == 2 && len(withChildren(t, pids[1])) == 2 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	pids = append(pids, withChildren(t, pids[1])[1:]...)
+	require.Len(t, pids, 3, "timeout, python and its fork")
+	got, err := Listening("/proc", pids)
+	require.NoError(t, err)
+	require.Len(t, got, 1, "%+v", got)
+	assert.Equal(t, want, got[0].Port)
+	assert.Equal(t, min(pids[1], pids[2]), got[0].Pid, "the lowest pid holding it")
+}

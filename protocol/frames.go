@@ -163,13 +163,24 @@ type Spill struct {
 	Cut           bool   `msgpack:"cut"` // some bytes were dropped
 }
 
-// Ports flows both ways. From the parent (with no ports) it asks which
-// ports the command's process tree is listening on; shellsup answers with
-// a Ports frame listing them (an empty list when none), at any time before
-// totals.
+// Ports flows both ways. From the parent it is a query: which ports the
+// command's process tree is listening on (in shellsup's network
+// namespace). A query whose ports list entries asks only about their port
+// numbers (only "port" is read; WaitFor's query names the one port it waits
+// for), an empty or absent list about every port. shellsup answers with a
+// Ports frame listing them (an empty list when none), at any time before
+// totals: one entry per proto/addr/port, sorted by port, at most MaxPorts;
+// Omitted counts those left out past that.
 type Ports struct {
 	Ports []Port `msgpack:"ports"`
+	// Omitted counts the listeners left out of an answer past MaxPorts
+	// (the highest ports). Present only when non-zero.
+	Omitted int `msgpack:"omitted,omitempty"`
 }
+
+// MaxPorts is the most entries a ports answer lists, so that the frame
+// stays far under MaxFrameSize (an entry encodes to at most 75 bytes).
+const MaxPorts = 4096
 
 // Port is one listening socket of the tree.
 type Port struct {

@@ -84,6 +84,8 @@ func goldenFrames() []struct {
 		{"ports-query", &Ports{}},
 		{"ports-answer", &Ports{Ports: []Port{{Proto: "tcp", Addr: "127.0.0.1", Port: 8000, Pid: 4250}, {Proto: "udp6", Addr: "::", Port: 5353, Pid: 4251}}}},
 		{"ports-none", &Ports{Ports: []Port{}}},
+		{"ports-query-port", &Ports{Ports: []Port{{Port: 8000}}}},
+		{"ports-answer-cut", &Ports{Ports: []Port{{Proto: "tcp", Addr: "0.0.0.0", Port: 2000, Pid: 4250}}, Omitted: 30399}},
 		{"error-validation", &Error{Category: CategoryValidation, Message: "timeout must be greater than 0 and at most 600 seconds (got 0)"}},
 		{"error-containment", &Error{Category: CategoryContainmentUnavailable, Message: "/proc is not a mounted procfs"}},
 	}

@@ -27,8 +27,8 @@ func isControlChannel(f *os.File) bool {
 // into cancel reasons: a cancel frame is "request", end of stream between
 // frames (or a read error) is "parent-gone", a malformed, oversized or
 // truncated frame is "protocol". A ports frame is a query, which ports
-// answers. Unknown frame types are ignored.
-func watchControl(r io.Reader, cancel func(reason string), ports func()) {
+// answers (the frame says which port numbers it asks about). Unknown frame types are ignored.
+func watchControl(r io.Reader, cancel func(reason string), ports func(query *protocol.Ports)) {
 	dec := protocol.NewDecoder(r)
 	for {
 		var f protocol.Frame
@@ -36,11 +36,11 @@ func watchControl(r io.Reader, cancel func(reason string), ports func()) {
 		var fe *protocol.FrameError
 		switch {
 		case err == nil:
-			switch f.(type) {
+			switch f := f.(type) {
 			case *protocol.Cancel:
 				cancel(protocol.ReasonRequest)
 			case *protocol.Ports:
-				ports()
+				ports(f)
 			}
 			continue
 		case errors.As(err, &fe) && (!errors.Is(err, protocol.ErrTruncated) || errors.Is(err, io.ErrUnexpectedEOF)):

@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -127,8 +128,11 @@ func (b *batcher) add(it item) {
 		}
 		frame, err := b.enc.Marshal(f)
 		if err != nil {
-			// Only an oversized frame fails to encode, and the budget cap
-			// rules that out; dropping it keeps the stream well formed.
+			// Only an oversized frame fails to encode, and the caps on
+			// every frame (the budget, 100 stragglers, protocol.MaxPorts
+			// ports) rule that out. Should one slip through it is a bug:
+			// dropping it keeps the stream well formed, and stderr says so.
+			b.append(o.stderr, []byte(fmt.Sprintf("shellsup: internal error: a %s frame was not sent: %v\n", f.Type(), err)), 0)
 			return
 		}
 		b.append(o.stdout, frame, n)

@@ -94,3 +94,22 @@ func TestOutputFailureCancelsOnceAndStops(t *testing.T) {
 	assert.Equal(t, 1, w.calls, "nothing is written after a failure")
 	assert.Zero(t, o.progressBytes(), "undelivered progress is not counted")
 }
+
+// TestOutputOversizedFrameIsReported: a frame over protocol.MaxFrameSize
+// cannot be sent; it is left out (the stream stays well formed) and stderr
+// names it, so it is never lost silently.
+func TestOutputOversizedFrameIsReported(t *testing.T) {
+	var out, errs lockedBuffer
+	o := newOutput(true, &out, &errs)
+	big := make([]protocol.Port, 40000)
+	for i := range big {
+		big[i] = protocol.Port{Proto: "tcp6", Addr: "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", Port: 65535, Pid: 4194304}
+	}
+	o.frame(&protocol.Ports{Ports: big})
+	o.frame(&protocol.Cancel{Reason: protocol.ReasonRequest})
+	<-o.flush()
+	assert.Contains(t, errs.String(), "shellsup: internal error: a ports frame was not sent")
+	var f protocol.Frame
+	require.NoError(t, protocol.NewDecoder(bytes.NewReader([]byte(out.String()))).Decode(&f))
+	assert.Equal(t, &protocol.Cancel{Reason: protocol.ReasonRequest}, f, "the frames after it still go out")
+}

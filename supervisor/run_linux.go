@@ -385,18 +385,31 @@ func (s *session) keptText(res *protocol.Result) int64 {
 
 // answerPorts answers a ports query with the ports the tree listens on,
 // unless the totals have been sent.
-func (s *session) answerPorts() {
+func (s *session) answerPorts(query *protocol.Ports) {
 	list, err := ports.Listening("/proc", treePids("/proc", os.Getpid()))
 	if err != nil {
 		list = nil // an unreadable table: answer what is known, nothing
 	}
-	f := &protocol.Ports{Ports: make([]protocol.Port, 0, len(list))}
-	for _, p := range list {
-		f.Ports = append(f.Ports, protocol.Port{Proto: p.Proto, Addr: p.Addr, Port: p.Port, Pid: p.Pid})
-	}
+	f := portsAnswer(query, list)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.final {
 		s.out.frame(f)
 	}
+}
+
+// portsAnswer is the answer to query: the listeners on the ports it names
+// (all when it names none), at most protocol.MaxPorts of them, the lowest
+// ports first, with a count of those left out.
+func portsAnswer(query *protocol.Ports, list []ports.Port) *protocol.Ports {
+	var numbers []int
+	for _, q := range query.Ports {
+		numbers = append(numbers, q.Port)
+	}
+	list, omitted := ports.Cut(ports.Only(list, numbers), protocol.MaxPorts)
+	f := &protocol.Ports{Ports: make([]protocol.Port, 0, len(list)), Omitted: omitted}
+	for _, p := range list {
+		f.Ports = append(f.Ports, protocol.Port{Proto: p.Proto, Addr: p.Addr, Port: p.Port, Pid: p.Pid})
+	}
+	return f
 }

@@ -44,8 +44,15 @@ type Job struct {
 	noticed    chan struct{} // closed at the timeout or cancel frame: the cleanup begins
 	noticeOnce sync.Once
 
-	portsMu     sync.Mutex           // one ports query at a time
-	portsAnswer chan []protocol.Port // the answers, in order
+	// Ports queries: shellsup answers each, in order, and an answer does
+	// not name its query, so the n-th answer is the n-th query's; a late
+	// answer (its caller gave up) is never taken for a later query's.
+	portsMu      sync.Mutex    // one ports query at a time
+	portsAsked   int           // queries sent (under portsMu)
+	portsSeen    chan struct{} // signalled when an answer arrives
+	answersMu    sync.Mutex
+	portsAnswers int             // answers received (under answersMu)
+	portsLast    *protocol.Ports // the latest of them
 
 	readMu sync.Mutex
 	cursor [2]spillCursor // Read's position in each spill file
@@ -73,7 +80,9 @@ type Output struct {
 }
 
 // Port is a socket the job's processes listen on, as shellsup found it in
-// /proc/net (tcp, tcp6, udp, udp6) matched to their file descriptors.
+// its own network namespace's /proc/net (tcp, tcp6, udp, udp6) matched to
+// their file descriptors: a listener in a namespace of the job's own
+// (unshare -n) is not reachable at the port, and is not reported.
 type Port struct {
 	Proto string // "tcp", "tcp6", "udp" or "udp6"
 	Addr  string // the local address, e.g. "127.0.0.1" or "::"
@@ -111,7 +120,7 @@ func Start(ctx context.Context, req Request) (*Job, error) {
 		return nil, fmt.Errorf("shellsup: job not started: %w", err)
 	}
 	j := &Job{started: make(chan struct{}), done: make(chan struct{}), noticed: make(chan struct{}),
-		portsAnswer: make(chan []protocol.Port, 1)}
+		portsSeen: make(chan struct{}, 1)}
 	if err := j.spawn(ctx, bin, cfg); err != nil {
 		return nil, err
 	}
@@ -180,9 +189,13 @@ func (j *Job) watch(f protocol.Frame) {
 	case *protocol.Timeout, *protocol.Cancel:
 		j.noticeOnce.Do(func() { close(j.noticed) })
 	case *protocol.Ports:
+		j.answersMu.Lock()
+		j.portsAnswers++
+		j.portsLast = f
+		j.answersMu.Unlock()
 		select {
-		case j.portsAnswer <- f.Ports:
-		default: // an answer nobody waits for any more, and one is queued
+		case j.portsSeen <- struct{}{}:
+		default: // a signal is pending already
 		}
 	}
 }

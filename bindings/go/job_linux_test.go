@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -556,6 +557,42 @@ func TestJobNoGoroutineOrFdLeak(t *testing.T) {
 	gotG, gotFds := settle(t, goroutines, fds)
 	assert.Equal(t, goroutines, gotG, "goroutines before and after 20 jobs\n%s", stacks())
 	assert.Equal(t, fds, gotFds, "open fds before and after 20 jobs: %v", fdList(t))
+}
+
+// TestJobWaitForPortNotInAnotherNetns: the job listens on a stranger's
+// port inside a network namespace of its own (unshare -rn), and on a
+// second port in shellsup's: WaitFor on the stranger's port times out (a
+// connection to it here reaches the stranger), WaitFor on the second port
+// returns, and Ports names only the second.
+func TestJobWaitForPortNotInAnotherNetns(t *testing.T) {
+	if err := exec.Command("unshare", "-rn", "true").Run(); err != nil {
+		t.Skipf("unshare -rn is not available here: %v", err)
+	}
+	stranger, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer stranger.Close()
+	port := stranger.Addr().(*net.TCPAddr).Port
+	free, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	own := free.Addr().(*net.TCPAddr).Port
+	require.NoError(t, free.Close())
+	listen := `import socket, sys, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((sys.argv[1], int(sys.argv[2]))); s.listen(); time.sleep(60)`
+	j := startJob(t, newRequest(t, fmt.Sprintf(`timeout 60 unshare -rn /usr/bin/python3 -c '%[1]s' 0.0.0.0 %[2]d &
+timeout 60 /usr/bin/python3 -c '%[1]s' 127.0.0.1 %[3]d & wait`, listen, port, own)))
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	require.NoError(t, j.WaitFor(ctx, Ready{Port: own}), "the job's listener in shellsup's netns")
+	short, cancelShort := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancelShort()
+	err = j.WaitFor(short, Ready{Port: port})
+	require.ErrorIs(t, err, context.DeadlineExceeded, "the job's listener on %d is in another netns", port)
+	ports, err := j.Ports(context.Background())
+	require.NoError(t, err)
+	require.Len(t, ports, 1, "%+v", ports)
+	assert.Equal(t, own, ports[0].Port)
+	assert.True(t, j.Running())
 }
 
 // TestJobWaitForPortIgnoresAStranger: a port someone else listens on does

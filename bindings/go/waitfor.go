@@ -24,9 +24,11 @@ type Ready struct {
 	// lie within the last 64 KiB of text of its stream at the time it is
 	// looked for.
 	Pattern *regexp.Regexp
-	// Port is a TCP port (1–65535) that a process of the job listens on —
-	// shellsup confirms it is the job's, not a stranger's already there —
-	// and that accepts a connection.
+	// Port is a TCP port (1–65535) that a process of the job listens on in
+	// shellsup's network namespace — shellsup confirms it is the job's, not
+	// a stranger's already there, nor one the job made in a namespace of
+	// its own (unshare -n), which a connection here would not reach — and
+	// that accepts a connection.
 	Port int
 	// URL is an http or https URL that answers a GET with a 2xx or 3xx
 	// status (redirects are not followed). That alone does not prove the
@@ -235,7 +237,7 @@ func lastBytes(s string, n int) string {
 // listening reports whether a process of the job listens on TCP port and
 // the port accepts a connection.
 func (j *Job) listening(ctx context.Context, port int) (bool, error) {
-	ports, err := j.Ports(ctx)
+	ports, err := j.askPorts(ctx, []int{port})
 	if err != nil {
 		// The job has ended or is ending (its control pipe is closed), or
 		// ctx is done: WaitFor says which.
@@ -288,29 +290,57 @@ func answers(ctx context.Context, u string) bool {
 var errEnded = errors.New("the job has ended")
 
 // Ports asks shellsup which ports the job's processes listen on (the
-// ports control frame) and returns its answer. Once the job has ended it
-// returns an error; if ctx is done first, an error wrapping ctx.Err().
+// ports control frame) and returns its answer: one entry per
+// proto/addr/port, sorted by port; at most 4096 (protocol.MaxPorts), the
+// lowest ports, when there are more. Once the job has ended it returns an
+// error; if ctx is done first, an error wrapping ctx.Err().
 func (j *Job) Ports(ctx context.Context) ([]Port, error) {
+	return j.askPorts(ctx, nil)
+}
+
+// askPorts sends a ports query naming the port numbers it asks about (all
+// when none) and returns the answer. Naming them keeps the answer to the
+// listeners on those ports, so a wanted port is never among those left out
+// past protocol.MaxPorts.
+func (j *Job) askPorts(ctx context.Context, numbers []int) ([]Port, error) {
 	j.portsMu.Lock()
 	defer j.portsMu.Unlock()
-	select {
-	case <-j.portsAnswer: // the late answer of a query whose caller gave up
-	default:
+	query := &protocol.Ports{}
+	for _, n := range numbers {
+		query.Ports = append(query.Ports, protocol.Port{Port: n})
 	}
-	if err := j.p.send(&protocol.Ports{}); err != nil {
+	if err := j.p.send(query); err != nil {
 		return nil, fmt.Errorf("shellsup: asking the job (pid %d) for its ports: %w", j.Pid(), err)
 	}
-	select {
-	case list := <-j.portsAnswer:
-		out := make([]Port, len(list))
-		for i, p := range list {
-			out[i] = Port{Proto: p.Proto, Addr: p.Addr, Port: p.Port, Pid: p.Pid}
+	j.portsAsked++
+	answer, err := j.portsAnswer(ctx, j.portsAsked)
+	if err != nil {
+		return nil, fmt.Errorf("shellsup: asking the job (pid %d) for its ports: %w", j.Pid(), err)
+	}
+	out := make([]Port, len(answer.Ports))
+	for i, p := range answer.Ports {
+		out[i] = Port{Proto: p.Proto, Addr: p.Addr, Port: p.Port, Pid: p.Pid}
+	}
+	return out, nil
+}
+
+// portsAnswer waits for the n-th answer, returning errEnded once the job
+// has ended and ctx.Err() once ctx is done.
+func (j *Job) portsAnswer(ctx context.Context, n int) (*protocol.Ports, error) {
+	for {
+		j.answersMu.Lock()
+		got, last := j.portsAnswers, j.portsLast
+		j.answersMu.Unlock()
+		if got >= n {
+			return last, nil
 		}
-		return out, nil
-	case <-j.done:
-		return nil, fmt.Errorf("shellsup: asking the job (pid %d) for its ports: %w", j.Pid(), errEnded)
-	case <-ctx.Done():
-		return nil, fmt.Errorf("shellsup: asking the job (pid %d) for its ports: %w", j.Pid(), ctx.Err())
+		select {
+		case <-j.portsSeen:
+		case <-j.done:
+			return nil, errEnded
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -145,4 +146,121 @@ func TestPortsNone(t *testing.T) {
 	assert.False(t, tot.Cancelled)
 	assert.Equal(t, 0, *tot.ExitCode)
 	assert.Equal(t, "ready\ndone\n", tot.Stdout)
+}
+
+// TestPortsOtherNetnsNotReported: a stranger listens on host 127.0.0.1:P;
+// the job listens on P too, but inside a network namespace of its own
+// (unshare -rn), and on another port in shellsup's namespace. The answer
+// names the host-namespace listener and not P, asked about all ports or
+// about P alone: a connection to P here would reach the stranger.
+func TestPortsOtherNetnsNotReported(t *testing.T) { netnsTrap(t) }
+
+// TestPortsOtherNetnsNotReportedPidns: the same under --pidns, which
+// makes a PID namespace and no network namespace, so the command's
+// listeners are still in shellsup's and are found.
+func TestPortsOtherNetnsNotReportedPidns(t *testing.T) { netnsTrap(t, "--pidns", "--require", "pidns") }
+
+func netnsTrap(t *testing.T, args ...string) {
+	if err := exec.Command("unshare", "-rn", "true").Run(); err != nil {
+		t.Skipf("unshare -rn is not available here: %v", err)
+	}
+	strangerPort, strangerPid := stranger(t)
+	command := fmt.Sprintf(`timeout 60 unshare -rn %[1]s -u -c 'import socket, time
+s = socket.socket(); s.bind(("0.0.0.0", %[2]d)); s.listen()
+print("netns up"); time.sleep(60)' &
+timeout 60 %[1]s -u -c 'import socket, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
+print("host", s.getsockname()[1]); time.sleep(60)' &
+wait`, python, strangerPort)
+	hostRe := regexp.MustCompile(`host (\d+)\n`)
+	var (
+		once     sync.Once
+		answers  []*protocol.Ports
+		hostPort int
+	)
+	r := runShellsup(t, opts{
+		args: append([]string{"--lifetime", "60"}, args...), command: command, control: true, owned: []int{strangerPid},
+		onFrame: func(r *running, f protocol.Frame) {
+			if p, ok := f.(*protocol.Ports); ok {
+				answers = append(answers, p)
+				if len(answers) == 2 {
+					require.NoError(t, r.send(&protocol.Cancel{}))
+				}
+				return
+			}
+			text := r.stdoutSoFar()
+			if m := hostRe.FindStringSubmatch(text); m != nil && regexp.MustCompile(`netns up\n`).MatchString(text) {
+				once.Do(func() {
+					hostPort, _ = strconv.Atoi(m[1])
+					require.NoError(t, r.send(&protocol.Ports{}))
+					require.NoError(t, r.send(&protocol.Ports{Ports: []protocol.Port{{Port: strangerPort}}}))
+				})
+			}
+		},
+	})
+	tot := requireTotals(t, r)
+	require.Len(t, answers, 2, "stdout %q stderr %q", tot.Stdout, tot.Stderr)
+	all, asked := answers[0], answers[1]
+	assert.Equal(t, []protocol.Port{{Proto: "tcp", Addr: "127.0.0.1", Port: hostPort, Pid: all.Ports[0].Pid}}, all.Ports,
+		"only the host-namespace listener; not the one in the job's own netns on the stranger's port %d", strangerPort)
+	assert.Zero(t, all.Omitted)
+	assert.Empty(t, asked.Ports, "asked about port %d: the job's listener there is in another netns", strangerPort)
+	assert.NotNil(t, asked.Ports)
+}
+
+// TestPortsManyListenersCut: 8 processes × 1000 TCP listeners, in a
+// network namespace made for shellsup itself (so the listeners are in its
+// namespace and no host port is taken). The answer still comes: the 4096
+// lowest ports, sorted, once each, with omitted counting the other 3904;
+// a query naming a port past the cut gets it.
+func TestPortsManyListenersCut(t *testing.T) {
+	if err := exec.Command("unshare", "-rn", "true").Run(); err != nil {
+		t.Skipf("unshare -rn is not available here: %v", err)
+	}
+	const procs, each, base = 8, 1000, 20000
+	wrapper := filepath.Join(t.TempDir(), "shellsup-in-netns")
+	require.NoError(t, os.WriteFile(wrapper, []byte("#!/bin/sh\nexec unshare -rn "+shellsupBin+` "$@"`+"\n"), 0o755))
+	command := fmt.Sprintf(`for i in $(seq 0 %[2]d); do timeout 60 %[1]s -u -c 'import resource, socket, sys, time
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
+base = %[3]d + int(sys.argv[1]) * %[4]d
+socks = []
+for p in range(base, base + %[4]d):
+    s = socket.socket(); s.bind(("0.0.0.0", p)); s.listen(1); socks.append(s)
+print("up", flush=True); time.sleep(60)' $i & done; wait`, python, procs-1, base, each)
+	var (
+		once    sync.Once
+		answers []*protocol.Ports
+	)
+	last := base + procs*each - 1
+	r := runShellsup(t, opts{
+		bin: wrapper, args: []string{"--lifetime", "60"}, command: command, control: true,
+		onFrame: func(r *running, f protocol.Frame) {
+			if p, ok := f.(*protocol.Ports); ok {
+				answers = append(answers, p)
+				if len(answers) == 2 {
+					require.NoError(t, r.send(&protocol.Cancel{}))
+				}
+				return
+			}
+			if strings.Count(r.stdoutSoFar(), "up") == procs { // lines may interleave
+				once.Do(func() {
+					require.NoError(t, r.send(&protocol.Ports{}))
+					require.NoError(t, r.send(&protocol.Ports{Ports: []protocol.Port{{Port: last}}}))
+				})
+			}
+		},
+	})
+	tot := requireTotals(t, r)
+	require.Len(t, answers, 2, "stdout %q stderr %q", tot.Stdout, tot.Stderr)
+	all, asked := answers[0], answers[1]
+	require.Len(t, all.Ports, protocol.MaxPorts)
+	assert.Equal(t, procs*each-protocol.MaxPorts, all.Omitted)
+	for i, p := range all.Ports {
+		require.Equal(t, base+i, p.Port, "sorted by port, each once")
+		require.Equal(t, "tcp", p.Proto)
+	}
+	require.Len(t, asked.Ports, 1)
+	assert.Equal(t, last, asked.Ports[0].Port)
+	assert.Zero(t, asked.Omitted)
 }

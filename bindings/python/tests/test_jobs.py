@@ -106,6 +106,33 @@ def test_port_held_by_a_stranger_is_not_the_jobs() -> None:
         stranger.close()
 
 
+NETNS_LISTEN = "import socket,sys,time; s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); " \
+    "s.bind((sys.argv[1], int(sys.argv[2]))); s.listen(); time.sleep(60)"
+
+
+def test_port_in_the_jobs_own_netns_is_not_the_jobs() -> None:
+    """The netns trap: the job listens on a stranger's port inside unshare -rn, and on another port here."""
+    if subprocess.run(["unshare", "-rn", "true"], capture_output=True).returncode != 0:
+        pytest.skip("unshare -rn is not available here")
+    stranger = socket.socket()
+    stranger.bind(("127.0.0.1", 0))
+    stranger.listen()
+    port, own = stranger.getsockname()[1], free_port()
+    command = (f'timeout 60 unshare -rn {PY} -c "{NETNS_LISTEN}" 0.0.0.0 {port} & '
+               f'timeout 60 {PY} -c "{NETNS_LISTEN}" 127.0.0.1 {own} & wait')
+    try:
+        with shell.start(command, grace=0) as job:
+            job.wait_for(port=own, timeout=DEADLINE)  # the job's listener in shellsup's netns
+            with pytest.raises(JobTimeoutError) as info:
+                job.wait_for(port=port, timeout=2)
+            assert "no process of the job listens on it" in str(info.value)
+            assert "something else on this machine accepts connections" in str(info.value)
+            assert [p["port"] for p in job.ports()] == [own]
+            assert job.running
+    finally:
+        stranger.close()
+
+
 # -- 2. 5 MiB in bursts: every byte once, in order, decoded as shellsup decodes -----------------
 
 

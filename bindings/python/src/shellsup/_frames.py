@@ -31,6 +31,12 @@ def encode(frame: Dict[str, Any]) -> bytes:
 
 CANCEL = encode({"type": "cancel"})
 PORTS = encode({"type": "ports"})  # a query: shellsup answers with a ports frame
+MAX_PORTS = 4096  # the most entries a ports answer lists (the lowest ports); "omitted" counts the rest
+
+
+def ports_query(port: int) -> bytes:
+    """A ports query about one port number: the answer lists only its listeners, so it is never cut."""
+    return encode({"type": "ports", "ports": [{"port": port}]})
 
 
 def body_size(header: bytes) -> int:

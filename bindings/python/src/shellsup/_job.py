@@ -134,6 +134,7 @@ class Job:
         self._owned_dir = owned_dir  # the temporary directory the binding made, removed by close()
         self._runner = Run(req, binary, None)
         self._finished = threading.Event()  # the reader thread is done: result or exception known
+        self._ports_asked = 0  # ports queries sent (under the runner's lock)
         self._result: Optional[SkillResult] = None
         self._exc: Optional[BaseException] = None
         self._read_lock = threading.Lock()
@@ -294,22 +295,30 @@ class Job:
     def ports(self, timeout: float = PORTS_WAIT) -> List[Dict[str, Any]]:
         """The TCP and UDP ports the job's processes listen on, asked of shellsup (a ports query).
 
-        Each is ``{"proto", "addr", "port", "pid"}``. An ended job listens on none.
+        Each is ``{"proto", "addr", "port", "pid"}``, one per proto/addr/port, sorted by port; only
+        listeners in shellsup's network namespace (one the job made in a namespace of its own, with
+        ``unshare -n``, is not reachable at the port and is not listed). At most 4096 (the lowest
+        ports) when there are more. An ended job listens on none.
         """
+        return self._ask_ports(_frames.PORTS, timeout)
+
+    def _ask_ports(self, query: bytes, timeout: float) -> List[Dict[str, Any]]:
+        """Send a ports query and wait up to timeout for its answer."""
         self._usable()
         session = self._core.session
         with self._runner._lock:
-            seen = session.ports_answers
-            if not self._send(_frames.PORTS):
+            if not self._send(query):
                 return []
+            self._ports_asked += 1
+            mine = self._ports_asked  # this query's answer is the mine-th: a late one is never taken for it
         end = time.monotonic() + timeout
-        while session.ports_answers <= seen:
+        while session.ports_answers < mine:
             if self._finished.is_set() or session.done:
                 return []
             if time.monotonic() > end:
                 raise JobTimeoutError(f"shellsup did not answer a ports query for job {self.name!r} within {timeout:g} s")
             self._finished.wait(0.005)
-        return list(session.ports)
+        return list(session.ports_by_answer.get(mine, session.ports))
 
     async def ports_async(self, timeout: float = PORTS_WAIT) -> List[Dict[str, Any]]:
         """ports() for asyncio: the bounded query runs in the default executor."""
@@ -337,7 +346,8 @@ class Job:
             the job began; the match is returned.
         port: a TCP port that accepts connections AND belongs to this job
             (shellsup confirms a process of the job listens on it, so a
-            stranger already on the port does not count).
+            stranger already on the port does not count, nor a listener the job made in a network
+            namespace of its own, which a connection here does not reach).
         url: an http(s) URL answering with a 2xx or 3xx status.
         timeout: seconds (default 30); None waits for as long as the job lives.
 

@@ -17,6 +17,7 @@ import urllib.error
 import urllib.request
 from typing import TYPE_CHECKING, Any, Optional
 
+from . import _frames
 from ._errors import JobTimeoutError
 from ._jobargs import check_pattern, check_port, check_url, check_wait_timeout
 from ._spillread import SpillReader
@@ -118,7 +119,7 @@ class Probe:
     def _check_port(self) -> None:
         assert self.port is not None
         try:
-            mine = [p for p in self.job.ports(timeout=self._bound(PORTS_WAIT))
+            mine = [p for p in self.job._ask_ports(_frames.ports_query(self.port), self._bound(PORTS_WAIT))
                     if p.get("port") == self.port and p.get("proto") in ("tcp", "tcp6")]
         except JobTimeoutError as exc:
             self.why["port"] = str(exc)

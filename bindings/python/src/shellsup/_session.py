@@ -21,6 +21,9 @@ class Session:
         self.announced: Optional[str] = None  # "timeout" or "cancel" once shellsup announced one
         self.ports: List[Dict[str, Any]] = []  # the last answer to a ports query
         self.ports_answers = 0  # how many answers have arrived
+        self.ports_omitted = 0  # listeners the last answer left out past MAX_PORTS
+        # Answers do not name their query; the n-th answer is the n-th query's (shellsup answers in order).
+        self.ports_by_answer: Dict[int, List[Dict[str, Any]]] = {}
 
     @property
     def done(self) -> bool:
@@ -60,6 +63,10 @@ class Session:
             if self.start is None or not isinstance(ports, (list, type(None))):
                 raise _protocol(f"bad ports frame {frame!r:.200}")
             self.ports = [p for p in ports or () if isinstance(p, dict)]
+            self.ports_by_answer[self.ports_answers + 1] = self.ports
+            self.ports_by_answer.pop(self.ports_answers - 15, None)  # the last 16 are kept
+            omitted = frame.get("omitted", 0)
+            self.ports_omitted = omitted if isinstance(omitted, int) else 0
             self.ports_answers += 1
         elif kind in ("timeout", "cancel"):
             if self.announced is None:
