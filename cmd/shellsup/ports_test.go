@@ -69,9 +69,9 @@ var (
 // and not the port a stranger listens on.
 func TestPortsOfTheTree(t *testing.T) {
 	strangerPort, strangerPid := stranger(t)
-	command := fmt.Sprintf(`setsid %[1]s -u -c 'import socket, time
+	command := fmt.Sprintf(`setsid %[1]s -u -c 'import os, socket, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0))
-print("udp", s.getsockname()[1]); time.sleep(60)' &
+os.write(1, b"udp %%d\n" %% s.getsockname()[1]); time.sleep(60)' &
 timeout 60 %[1]s -u -m http.server 0 --bind 127.0.0.1`, python)
 	var (
 		once               sync.Once
@@ -165,12 +165,13 @@ func netnsTrap(t *testing.T, args ...string) {
 		t.Skipf("unshare -rn is not available here: %v", err)
 	}
 	strangerPort, strangerPid := stranger(t)
-	command := fmt.Sprintf(`timeout 60 unshare -rn %[1]s -u -c 'import socket, time
+	// Each line is one write(2): the two listeners print at the same time.
+	command := fmt.Sprintf(`timeout 60 unshare -rn %[1]s -c 'import os, socket, time
 s = socket.socket(); s.bind(("0.0.0.0", %[2]d)); s.listen()
-print("netns up"); time.sleep(60)' &
-timeout 60 %[1]s -u -c 'import socket, time
+os.write(1, b"netns up\n"); time.sleep(60)' &
+timeout 60 %[1]s -c 'import os, socket, time
 s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
-print("host", s.getsockname()[1]); time.sleep(60)' &
+os.write(1, b"host %%d\n" %% s.getsockname()[1]); time.sleep(60)' &
 wait`, python, strangerPort)
 	hostRe := regexp.MustCompile(`host (\d+)\n`)
 	var (
@@ -220,14 +221,14 @@ func TestPortsManyListenersCut(t *testing.T) {
 	const procs, each, base = 8, 1000, 20000
 	wrapper := filepath.Join(t.TempDir(), "shellsup-in-netns")
 	require.NoError(t, os.WriteFile(wrapper, []byte("#!/bin/sh\nexec unshare -rn "+shellsupBin+` "$@"`+"\n"), 0o755))
-	command := fmt.Sprintf(`for i in $(seq 0 %[2]d); do timeout 60 %[1]s -u -c 'import resource, socket, sys, time
+	command := fmt.Sprintf(`for i in $(seq 0 %[2]d); do timeout 60 %[1]s -u -c 'import os, resource, socket, sys, time
 soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
 resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
 base = %[3]d + int(sys.argv[1]) * %[4]d
 socks = []
 for p in range(base, base + %[4]d):
     s = socket.socket(); s.bind(("0.0.0.0", p)); s.listen(1); socks.append(s)
-print("up", flush=True); time.sleep(60)' $i & done; wait`, python, procs-1, base, each)
+os.write(1, b"up\n"); time.sleep(60)' $i & done; wait`, python, procs-1, base, each)
 	var (
 		once    sync.Once
 		answers []*protocol.Ports
