@@ -430,19 +430,19 @@ func (p *pump) discard() {
 	p.spliceInto(int(null.Fd()), nil, dropped, nil)
 }
 
-// spliceable reports whether f is a pipe or regular file: where splice
-// can write without blocking (a terminal cannot be spliced into, and a
-// socket's splice can block: they are copied to, by the forwarder).
+// spliceable reports whether f is a pipe: where splice can write without
+// blocking (a terminal cannot be spliced into, and a socket's splice can
+// block: they are copied to, by the forwarder). Not a regular file:
+// splice(2) into a regular file uses and moves the file
+// position without the lock write(2) takes, so with `> log 2>&1` (both
+// streams on one open file) the two streams' splices overwrote each other's
+// bytes. Copies into a file keep every byte.
 func spliceable(f *os.File) bool {
 	var st unix.Stat_t
 	if err := linux.Fstat(int(f.Fd()), &st); err != nil {
 		return false
 	}
-	switch st.Mode & unix.S_IFMT {
-	case unix.S_IFIFO, unix.S_IFREG:
-		return true
-	}
-	return false
+	return st.Mode&unix.S_IFMT == unix.S_IFIFO
 }
 
 // waitWritable is spliceInto's waitOut for forwarding: if out is full, it

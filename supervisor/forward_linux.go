@@ -15,9 +15,13 @@ import (
 // terminal that has taken nothing for stallWait is given up on, as is every
 // forwarder on a hurry (the second Ctrl-C).
 const (
-	fwdBuffers = 2                      // reads queued per stream before the reader waits
-	ttyChunk   = 1 << 10                // most bytes per write(2) to a terminal, so its progress shows
-	stallWait  = time.Second            // a terminal that took nothing for this long has stopped
+	fwdBuffers = 2                // reads queued per stream before the reader waits
+	ttyChunk   = 1 << 10          // most bytes per write(2) to a terminal, so its progress shows
+	stallWait  = 15 * time.Second // a terminal that took nothing for this long has stopped
+	// (not less: the kernel wakes a writer blocked on a pty only once the
+	// reader has taken most of its 16 KiB buffer, on a serial line every
+	// 4 KiB or so, so a terminal moving at 1–2 KB/s completes no 1 KiB
+	// write for several seconds)
 	stallTick  = 50 * time.Millisecond  // how often the drain looks
 	hurryFlush = 100 * time.Millisecond // the summary's chance after a hurry, when the terminal is stuck
 )

@@ -5,6 +5,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -289,4 +290,28 @@ func TestStuckPipeReaderIsWaitedFor(t *testing.T) {
 	assert.NotContains(t, errb.String(), "held open")
 	assert.NotContains(t, errb.String(), "not forwarded")
 	reapertest.Check(t, tok)
+}
+
+// TestBothStreamsToOneFile: `shellsup … > log 2>&1` with the capture
+// spent at once. Past the budget the rest used to be spliced into the
+// file, and splice(2) moves a shared file position without write(2)'s
+// lock: the two streams overwrote each other's bytes. Every byte of both
+// streams is in the file, then the summary.
+func TestBothStreamsToOneFile(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "log")
+	f, err := os.Create(log)
+	require.NoError(t, err)
+	tok := reapertest.NewToken()
+	cmd := exec.Command(shellsupBin, "--budget", "1000", "--", "seq 1 300000 & seq 1 300000 >&2; wait")
+	cmd.Env = baseEnv(tok)
+	cmd.Stdout, cmd.Stderr = f, f
+	require.NoError(t, cmd.Run())
+	require.NoError(t, f.Close())
+	reapertest.Check(t, tok)
+	b, err := os.ReadFile(log)
+	require.NoError(t, err)
+	want := 2 * len(seqText(300000))
+	summary := b[bytes.LastIndex(b, []byte("shellsup: exit 0")):]
+	assert.Equal(t, want, len(b)-len(summary), "bytes of the two streams in the file")
+	assert.Contains(t, string(summary), fmt.Sprintf("of %d bytes", want))
 }

@@ -59,7 +59,11 @@ type pty struct {
 	got    chan []byte // everything read from the master, once it reports EIO
 }
 
-func newPty(t *testing.T) *pty {
+func newPty(t *testing.T) *pty { return newPtyRead(t, 64<<10, 0) }
+
+// newPtyRead is a pty whose master is read chunk bytes at a time, with a
+// pause of every between reads (a slow terminal, or an ssh link).
+func newPtyRead(t *testing.T, chunk int, every time.Duration) *pty {
 	t.Helper()
 	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
 	require.NoError(t, err)
@@ -72,7 +76,7 @@ func newPty(t *testing.T) *pty {
 	p := &pty{master: m, slave: s, name: name, got: make(chan []byte, 1)}
 	go func() {
 		var b bytes.Buffer
-		buf := make([]byte, 64<<10)
+		buf := make([]byte, chunk)
 		for {
 			k, err := m.Read(buf)
 			b.Write(buf[:k])
@@ -80,6 +84,7 @@ func newPty(t *testing.T) *pty {
 				p.got <- b.Bytes()
 				return
 			}
+			time.Sleep(every)
 		}
 	}()
 	t.Cleanup(func() { m.Close(); s.Close() })
@@ -146,7 +151,7 @@ func TestStoppedTerminalDoesNotHoldTheExit(t *testing.T) {
 	tok := reapertest.NewToken()
 	cmd := startOnPty(t, p, shellsupBin, baseEnv(tok), "--timeout", "2", "--grace", "1", "--",
 		helpers.Shell("tty-off", p.name)+"; seq 1 20000; sleep 30")
-	code, took := waitExit(t, cmd, 2*time.Second+time.Second+3100*time.Millisecond+5*time.Second)
+	code, took := waitExit(t, cmd, 2*time.Second+time.Second+3100*time.Millisecond+15*time.Second+2*time.Second+5*time.Second)
 	assert.Equal(t, 124, code)
 	t.Logf("shellsup exited after %v", took)
 	reapertest.Check(t, tok)
@@ -165,6 +170,11 @@ func stoppedRun(t *testing.T, env []string, args []string, ready, drained func(c
 	links := t.TempDir() + "/pipes"
 	args = append(args, "--budget", "524288", "--timeout", "2", "--grace", "1", "--",
 		helpers.Shell("tty-off", p.name, links)+"; seq 1 20000; sleep 30")
+	// The stall window is shortened (the seams build reads it): these tests
+	// are about what happens after it; the production window is checked by
+	// TestStoppedTerminalDoesNotHoldTheExit. A test's own value comes later
+	// in env and wins.
+	env = append([]string{"SHELLSUP_TEST_TTY_STALL=1s"}, env...)
 	cmd := startOnPty(t, p, seamsBin, append(baseEnv(tok), env...), args...)
 	proctest.Poll(t, 30*time.Second, "the command to stop the terminal", func() bool {
 		b, err := os.ReadFile(links)
@@ -259,4 +269,24 @@ func tail(s string) string {
 		return "…" + s[len(s)-600:]
 	}
 	return s
+}
+
+// TestSlowTerminalGetsEveryByte: a terminal that takes output slowly but
+// steadily (1 KiB every 250 ms, 4 KB/s) gets every byte of a command that
+// exits at once, and the summary, however long that takes. The kernel
+// wakes a writer blocked on a pty only once most of its buffer is read,
+// so a 1 KiB write can take seconds there: a stall window of 1 s gave up
+// on it and dropped the rest.
+func TestSlowTerminalGetsEveryByte(t *testing.T) {
+	p := newPtyRead(t, 1<<10, 250*time.Millisecond)
+	tok := reapertest.NewToken()
+	cmd := startOnPty(t, p, shellsupBin, baseEnv(tok), "--", "seq 1 8000")
+	code, took := waitExit(t, cmd, 60*time.Second)
+	assert.Equal(t, 0, code)
+	t.Logf("shellsup exited after %v", took)
+	reapertest.Check(t, tok)
+	out := p.output(t)
+	assert.True(t, strings.HasPrefix(out, seqText(8000)), "every line reached the terminal (%d bytes)", len(out))
+	assert.Regexp(t, `shellsup: exit 0 in \d+\.\ds; 1 process cleaned up in \d+ms; captured \d+ of `+strconv.Itoa(len(seqText(8000)))+` bytes`, out)
+	assert.NotContains(t, out, "not shown")
 }
