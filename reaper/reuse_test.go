@@ -34,24 +34,46 @@ import (
 
 const reuseDirVar = "REAPER_REUSE_DIR"
 
-// launcher is the namespace's init. A request "X Y" starts a stranger at
+// launcher is the namespace's init. A request "X Y T" starts a stranger at
 // pid X (sleep 60), and if Y is not 0 that stranger first forks a child at
 // pid Y; the reply is the stranger's pid. "done CODE" (the test binary
-// exited) ends the namespace. Nothing else in the namespace
-// forks while a request is served: the test waits for the reply.
+// exited) ends the namespace.
+//
+// Writing ns_last_pid and forking are two steps, and any task created in
+// the namespace between them takes the pid meant for the stranger. The
+// test's own tree is quiet while a request is served (the test waits for
+// the reply), but the test binary is a Go program: its runtime may start a
+// thread at any moment (a GC worker, a hand-off from a blocking syscall),
+// and a thread takes a pid. So the launcher freezes the test binary T with
+// SIGSTOP, waits until every one of its threads is stopped, forks the
+// stranger (and waits for its child at Y), and only then sends SIGCONT:
+// while T is stopped nothing can take the freed pids. Everything here is a
+// bash builtin, so the launcher itself forks only the stranger.
 const launcher = `
 dir=$1; shift
 mkfifo "$dir/req" "$dir/ack" || exit 1
 exec 3<>"$dir/req" 4<>"$dir/ack"
 ("$@"; echo "done $?" >&3) &
-while read -r -u 3 x y; do
+stopped() { # every thread of $1 is in a stop
+	local task line st
+	for task in /proc/$1/task/*; do
+		read -r line < "$task/stat" || continue
+		st=${line##*) }; st=${st:0:1}
+		[ "$st" = T ] || [ "$st" = t ] || return 1
+	done
+}
+while read -r -u 3 x y t; do
 	[ "$x" = done ] && exit "$y"
+	kill -STOP "$t"
+	until stopped "$t"; do :; done
 	echo $((x-1)) > /proc/sys/kernel/ns_last_pid
 	if [ "$y" = 0 ]; then
 		sleep 60 &
 	else
 		bash -c "echo $((y-1)) > /proc/sys/kernel/ns_last_pid; sleep 60 & exec sleep 60" &
+		for ((i = 0; i < 100000; i++)); do [ -e "/proc/$y" ] && break; done
 	fi
+	kill -CONT "$t"
 	echo "$!" >&4
 done
 `
@@ -95,7 +117,7 @@ func launch(t *testing.T, dir string, x, y int) []stranger {
 	ack, err := os.Open(filepath.Join(dir, "ack"))
 	require.NoError(t, err)
 	defer ack.Close()
-	_, err = fmt.Fprintf(req, "%d %d\n", x, y)
+	_, err = fmt.Fprintf(req, "%d %d %d\n", x, y, os.Getpid())
 	require.NoError(t, err)
 	line, err := bufio.NewReader(ack).ReadString('\n')
 	require.NoError(t, err)
