@@ -53,8 +53,8 @@ func socketsOf(procRoot string, pid int, owner map[uint64]int) {
 		}
 		if s, ok := strings.CutPrefix(link, "socket:["); ok {
 			if ino, err := strconv.ParseUint(strings.TrimSuffix(s, "]"), 10, 64); err == nil {
-				if _, seen := owner[ino]; !seen {
-					owner[ino] = pid
+				if cur, seen := owner[ino]; !seen || pid < cur {
+					owner[ino] = pid // the lowest pid, whatever order the set came in
 				}
 			}
 		}
