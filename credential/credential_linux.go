@@ -18,20 +18,28 @@ func (u *User) Credential() *syscall.Credential {
 }
 
 // Permitted says whether shellsup may run bash as u: it needs CAP_SETUID
-// and CAP_SETGID (root has them), CAP_SETPCAP too for uid 0 (without an
-// empty bounding set, an exec as uid 0 would give every capability back),
-// and u's ids must exist in shellsup's user namespace.
+// and CAP_SETGID (root has them) to take the identity, CAP_KILL to signal
+// the command's processes at cleanup unless u has shellsup's own uid,
+// CAP_SETPCAP too for uid 0 (without an empty bounding set, an exec as uid
+// 0 would give every capability back), and u's ids must exist in
+// shellsup's user namespace.
 func (u *User) Permitted() error {
 	eff, err := effectiveCaps()
 	if err != nil {
 		return fmt.Errorf("--user %s: reading shellsup's capabilities: %w", u.Spec, err)
 	}
+	sameUID := int(u.Uid) == os.Geteuid() && int(u.Uid) == os.Getuid()
 	for _, c := range []struct {
-		bit  int
-		name string
-	}{{unix.CAP_SETUID, "CAP_SETUID"}, {unix.CAP_SETGID, "CAP_SETGID"}} {
-		if eff&(1<<c.bit) == 0 {
-			return fmt.Errorf("--user %s: shellsup must run as root or with CAP_SETUID and CAP_SETGID to run the command as another user; it runs as uid %d without %s",
+		bit    int
+		name   string
+		needed bool
+	}{
+		{unix.CAP_SETUID, "CAP_SETUID", true},
+		{unix.CAP_SETGID, "CAP_SETGID", true},
+		{unix.CAP_KILL, "CAP_KILL (to signal the command's processes at cleanup)", !sameUID},
+	} {
+		if c.needed && eff&(1<<c.bit) == 0 {
+			return fmt.Errorf("--user %s: shellsup must run as root or with CAP_SETUID, CAP_SETGID and CAP_KILL to run the command as another user; it runs as uid %d without %s",
 				u.Spec, os.Geteuid(), c.name)
 		}
 	}

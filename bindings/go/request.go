@@ -80,7 +80,7 @@ type Request struct {
 	// with it, that group only. HOME (the passwd entry's, else
 	// /nonexistent), USER and LOGNAME are the user's; the command has no
 	// capabilities and no_new_privs. shellsup must run as root or with
-	// CAP_SETUID and CAP_SETGID; otherwise Run returns an *Error of
+	// CAP_SETUID, CAP_SETGID and CAP_KILL; otherwise Run returns an *Error of
 	// category "containment_unavailable". A malformed value is a validation
 	// *Error before anything is spawned; an unknown user or group, one
 	// shellsup reports (category "validation"), with nothing run.

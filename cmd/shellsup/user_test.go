@@ -5,6 +5,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"os/user"
 	"path/filepath"
 	"strconv"
@@ -17,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shellsup/shellsup/protocol"
+	"github.com/shellsup/shellsup/reaper/reapertest"
 )
 
 // needUserNobody skips unless shellsup may run commands as nobody here.
@@ -225,7 +227,7 @@ func TestUserRefusedUnprivileged(t *testing.T) {
 		out, code := asNobody(t, bin, dir, "--frames", "--user", spec, "--", "touch "+marker)
 		assert.Equal(t, 125, code, out)
 		assert.Contains(t, out, protocol.CategoryContainmentUnavailable)
-		assert.Contains(t, out, "--user "+spec+": shellsup must run as root or with CAP_SETUID and CAP_SETGID")
+		assert.Contains(t, out, "--user "+spec+": shellsup must run as root or with CAP_SETUID, CAP_SETGID and CAP_KILL")
 		assert.NoFileExists(t, marker, "refused: nothing spawned")
 	}
 }
@@ -261,4 +263,42 @@ func TestUserCwdUnreachable(t *testing.T) {
 			assert.NoFileExists(t, marker)
 		})
 	}
+}
+
+// TestUserFromCapabilities: a shellsup that is not root but holds
+// CAP_SETUID, CAP_SETGID and CAP_KILL (ambient, as a service manager gives
+// them) runs the command as another uid with no capability, and cleans up
+// its setsid sleeper; without CAP_KILL it could not, and refuses.
+func TestUserFromCapabilities(t *testing.T) {
+	bin, dir := unprivileged(t)
+	run := func(caps, marker string, tok reapertest.Token) (string, int) {
+		cmd := exec.Command("setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--inh-caps="+caps, "--ambient-caps="+caps,
+			bin, "--cwd", dir, "--user", "4000000:4000000", "--",
+			`setsid sleep 300 </dev/null >/dev/null 2>&1 & id -u; id -g; grep -E '^Cap(Inh|Prm|Eff|Amb):' /proc/self/status; touch `+marker)
+		cmd.Env = []string{"HOME=" + dir, "PATH=/usr/bin:/bin", tok.Env()}
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else {
+			require.NoError(t, err)
+		}
+		return string(out), code
+	}
+	t.Run("with CAP_KILL", func(t *testing.T) {
+		tok := reapertest.NewToken()
+		marker := filepath.Join(dir, "ran")
+		out, code := run("+setuid,+setgid,+kill", marker, tok)
+		require.Equal(t, 0, code, out)
+		assert.Regexp(t, `^4000000\n4000000\nCapInh:\s+0+\nCapPrm:\s+0+\nCapEff:\s+0+\nCapAmb:\s+0+\n`, out)
+		assert.FileExists(t, marker)
+		reapertest.Check(t, tok)
+	})
+	t.Run("without CAP_KILL", func(t *testing.T) {
+		marker := filepath.Join(dir, "spawned")
+		out, code := run("+setuid,+setgid", marker, reapertest.NewToken())
+		assert.Equal(t, 125, code, out)
+		assert.Contains(t, out, "--user 4000000:4000000: shellsup must run as root or with CAP_SETUID, CAP_SETGID and CAP_KILL to run the command as another user; it runs as uid 65534 without CAP_KILL")
+		assert.NoFileExists(t, marker)
+	})
 }

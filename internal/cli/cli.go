@@ -37,9 +37,10 @@ options:
   --pidns            run the command in its own PID namespace (see the README)
   --user USER[:GROUP]
                      run the command as USER (a name or uid; shellsup runs as
-                     root or with CAP_SETUID and CAP_SETGID): USER's groups from
-                     /etc/group, or only GROUP; HOME, USER, LOGNAME set; no
-                     capabilities, no_new_privs (README, "Running as another user")
+                     root, or with CAP_SETUID, CAP_SETGID and CAP_KILL): USER's
+                     groups from /etc/group, or only GROUP; HOME, USER, LOGNAME
+                     set; no capabilities, no_new_privs (README, "Running as
+                     another user")
   --max-procs N      at most N processes and threads at once (pids.max)
   --max-memory BYTES at most this much memory, no swap (memory.max); 512K, 64M, 1G
   --cgroup PATH      make the run's leaf cgroup under this delegated cgroup v2

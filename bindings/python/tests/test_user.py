@@ -87,7 +87,7 @@ def test_user_refused_when_shellsup_may_not(child_env, tmp_path):
                          env=env, cwd="/", capture_output=True, text=True, timeout=60)
     lines = out.stdout.splitlines()
     assert lines and lines[0] == "containment_unavailable", (out.stdout, out.stderr)
-    assert "--user root: shellsup must run as root or with CAP_SETUID and CAP_SETGID" in out.stdout
+    assert "--user root: shellsup must run as root or with CAP_SETUID, CAP_SETGID and CAP_KILL" in out.stdout
     assert not marker.exists()
 
 

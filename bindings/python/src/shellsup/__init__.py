@@ -132,7 +132,7 @@ def run(
         /nonexistent), USER and LOGNAME set; no capabilities, no_new_privs.
         The command can then neither raise its limits nor signal shellsup
         nor read this process's environment. shellsup must run as root or
-        with CAP_SETUID and CAP_SETGID, else ShellsupError with category
+        with CAP_SETUID, CAP_SETGID and CAP_KILL, else ShellsupError with category
         "containment_unavailable"; an unknown user is a "validation" error.
 
     The shell and environment (README, "The command's environment"), each
