@@ -47,8 +47,8 @@ func forkFor(cfg Config, leaf *cgroup.Leaf, fork func() (int, error)) (int, erro
 // when there are any, with its bounding, inheritable and ambient sets
 // emptied and no_new_privs set (credential.Drop). None of that can be
 // undone on the thread, so it stays locked and the Go runtime retires it
-// when the goroutine ends; the runtime never clones a new thread from a
-// locked one.
+// when the goroutine ends (or, were it the main thread, parks it); the
+// runtime never clones a new thread from a locked one.
 func forkAsUser(leaf *cgroup.Leaf, u *credential.User, fork func() (int, error)) (int, error) {
 	type result struct {
 		pid int
@@ -57,18 +57,25 @@ func forkAsUser(leaf *cgroup.Leaf, u *credential.User, fork func() (int, error))
 	done := make(chan result, 1)
 	go func() {
 		runtime.LockOSThread() // never unlocked: see above
+		restore := func() error { return nil }
 		var r result
 		if leaf != nil && leaf.HasV1() {
-			if _, err := leaf.PlaceThread(); err != nil { // no move back: the thread is retired
-				done <- result{err: fmt.Errorf("placing bash in the v1 limit cgroups: %w", err)}
-				return
+			restore, r.err = leaf.PlaceThread()
+			if r.err != nil {
+				r.err = fmt.Errorf("placing bash in the v1 limit cgroups: %w", r.err)
 			}
 		}
-		if err := credential.Drop(u); err != nil {
-			done <- result{err: &userError{fmt.Errorf("--user %s: preparing the fork: %w", u.Spec, err)}}
-			return
+		if r.err == nil {
+			if err := credential.Drop(u); err != nil {
+				r.err = &userError{fmt.Errorf("--user %s: preparing the fork: %w", u.Spec, err)}
+			} else {
+				r.pid, r.err = fork()
+			}
 		}
-		r.pid, r.err = fork()
+		// Moved back even so, before the caller may remove the leaf: a
+		// retired thread that was the main one is parked, not ended, and
+		// must not hold the leaf.
+		_ = restore()
 		done <- r
 	}()
 	r := <-done
