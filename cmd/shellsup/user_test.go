@@ -302,3 +302,21 @@ func TestUserFromCapabilities(t *testing.T) {
 		assert.NoFileExists(t, marker)
 	})
 }
+
+// TestUserCannotRaiseMaxMemory: nor can it raise memory.max (v2) or
+// memory.limit_in_bytes (v1).
+func TestUserCannotRaiseMaxMemory(t *testing.T) {
+	needUserNobody(t)
+	needCgroupTier(t)
+	want := strconv.Itoa(64 << 20)
+	r := runShellsup(t, opts{
+		args: []string{"--user", "nobody", "--cwd", "/", "--max-memory", "64M"},
+		command: limitCheck("memory.max", "memory", "memory.limit_in_bytes", want) + `f=$v2; [ -r "$f" ] || f=$v1
+echo max > "$f" 2>/dev/null && echo "wrote max"
+echo 9999999999 > "$f" 2>/dev/null && echo "wrote a number"
+echo "limit $(cat "$f")"`,
+	})
+	tot := requireTotals(t, r)
+	require.NotEqual(t, 99, r.exit, "the limit was not in force: %s", tot.Stdout)
+	assert.Equal(t, "limit "+want+"\n", tot.Stdout)
+}
