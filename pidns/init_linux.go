@@ -2,6 +2,7 @@ package pidns
 
 import (
 	"encoding/binary"
+	"errors"
 	"os"
 	"os/signal"
 	"runtime"
@@ -11,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/shellsup/shellsup/credential"
 	"github.com/shellsup/shellsup/request"
 )
 
@@ -39,27 +41,36 @@ const (
 	recMountProc  = 4 // value: errno of mounting /proc
 	recDropCaps   = 5 // value: errno of dropping the ambient capabilities
 	recDeathsig   = 6 // value: errno of PR_SET_PDEATHSIG
+	recDropUser   = 7 // value: errno of preparing the thread that forks bash as the --user user
 	recordSize    = 8
 	exitSetupFail = 125
 )
 
 // MaybeInit turns this process into the PID-namespace init if it was
-// started as one, and never returns then. Call it first thing in main.
+// started as one, and never returns then. Call it first thing in main. A
+// fourth argument is the --user user, in credential's wire form.
 func MaybeInit() {
-	if len(os.Args) != 3 || os.Args[0] != initArgv0 || os.Getpid() != 1 {
+	if (len(os.Args) != 3 && len(os.Args) != 4) || os.Args[0] != initArgv0 || os.Getpid() != 1 {
 		return
+	}
+	var u *credential.User
+	if len(os.Args) == 4 {
+		var err error
+		if u, err = credential.FromWire(os.Args[3]); err != nil {
+			os.Exit(exitSetupFail)
+		}
 	}
 	switch os.Args[1] {
 	case initKey:
-		os.Exit(runInit(os.Args[2], true))
+		os.Exit(runInit(os.Args[2], true, u))
 	case initKeyNoLogin:
-		os.Exit(runInit(os.Args[2], false))
+		os.Exit(runInit(os.Args[2], false, u))
 	}
 }
 
 // runInit is the init's whole life; it returns the init's exit code, bash's
 // status as shellsup reports it (N, or 128+N for signal N).
-func runInit(command string, login bool) int {
+func runInit(command string, login bool, u *credential.User) int {
 	// The status pipe must not reach bash: a command holding it could
 	// write status records of its own.
 	unix.CloseOnExec(statusFd)
@@ -99,7 +110,18 @@ func runInit(command string, login bool) int {
 	if err := dropInheritedCaps(); err != nil {
 		return setupFailed(status, recDropCaps, err)
 	}
-	bash, err := startBash(command, login)
+	if u != nil {
+		// The thread that forks bash keeps what Drop does (it cannot be
+		// undone): it stays locked to this goroutine, the init's main one,
+		// for the init's life, and the init execs nothing else.
+		runtime.LockOSThread()
+		if err := credential.Drop(u); err != nil {
+			var errno syscall.Errno
+			errors.As(err, &errno)
+			return setupFailed(status, recDropUser, errno)
+		}
+	}
+	bash, err := startBash(command, login, u)
 	if err != nil {
 		errno, _ := err.(syscall.Errno)
 		writeRecord(status, recStarted, uint32(errno))
@@ -145,8 +167,10 @@ func writeRecord(status *os.File, kind, value uint32) {
 
 // startBash starts /bin/bash -lc COMMAND (without login, /bin/bash --norc
 // -c COMMAND) in a new session with the init's stdio, environment and
-// working directory, and an empty signal mask.
-func startBash(command string, login bool) (int, error) {
+// working directory, and an empty signal mask; with u, as u, whose
+// credentials are set in the child before it changes (as u) to the
+// working directory.
+func startBash(command string, login bool, u *credential.User) (int, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	// Capabilities belong to each thread, and bash gets those of the thread
@@ -163,11 +187,23 @@ func startBash(command string, login bool) (int, error) {
 	if !login {
 		argv = []string{bashPath, "--norc", "-c", command}
 	}
-	pid, err := syscall.ForkExec(bashPath, argv, &syscall.ProcAttr{
+	attr := &syscall.ProcAttr{
 		Env:   os.Environ(),
 		Files: []uintptr{0, 1, 2},
 		Sys:   &syscall.SysProcAttr{Setsid: true},
-	})
+	}
+	if u != nil {
+		attr.Sys.Credential = u.Credential()
+		// chdir as the user, so a directory the user may not reach is
+		// refused as it is outside the namespace (EACCES).
+		wd, err := os.Getwd()
+		if err != nil {
+			_ = unix.PthreadSigmask(unix.SIG_SETMASK, &old, nil)
+			return 0, err
+		}
+		attr.Dir = wd
+	}
+	pid, err := syscall.ForkExec(bashPath, argv, attr)
 	_ = unix.PthreadSigmask(unix.SIG_SETMASK, &old, nil)
 	return pid, err
 }

@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/shellsup/shellsup/credential"
 	"github.com/shellsup/shellsup/internal/procstat"
 )
 
@@ -31,6 +32,10 @@ type Spec struct {
 	// is started in (CLONE_INTO_CGROUP), for a cgroup tier under this one.
 	UseCgroupFD bool
 	CgroupFD    int
+	// User, when not nil, is who bash runs as (--user): the init, root,
+	// forks bash on a thread prepared by credential.Drop, with the user's
+	// credentials, chdir'ing to the working directory as the user.
+	User *credential.User
 }
 
 // UnavailableError: the namespaces could not be made, or the init could
@@ -133,7 +138,11 @@ func forkInit(spec Spec, statusW int) (int, error) {
 	if spec.NoLogin {
 		key = initKeyNoLogin
 	}
-	pid, err := syscall.ForkExec("/proc/self/exe", []string{initArgv0, key, spec.Command}, attr)
+	argv := []string{initArgv0, key, spec.Command}
+	if spec.User != nil {
+		argv = append(argv, spec.User.Wire())
+	}
+	pid, err := syscall.ForkExec("/proc/self/exe", argv, attr)
 	_ = unix.PthreadSigmask(unix.SIG_SETMASK, &old, nil)
 	return pid, err
 }
@@ -186,6 +195,8 @@ func (in *Init) awaitStart() error {
 		return &UnavailableError{What: "dropping the init's capabilities", Err: errno}
 	case recDeathsig:
 		return &UnavailableError{What: "setting the init's parent-death signal", Err: errno}
+	case recDropUser:
+		return &UnavailableError{What: "preparing the init's thread to start bash as the --user user (capabilities, no_new_privs)", Err: errno}
 	}
 	return &UnavailableError{What: "starting the PID-namespace init", Err: fmt.Errorf("unexpected record %d", kind)}
 }

@@ -63,6 +63,20 @@ type Start struct {
 	// caller that sees shellsup die without totals writes 1 to its
 	// cgroup.kill); absent otherwise.
 	Cgroup string `msgpack:"cgroup,omitempty"`
+	// User is who the command runs as under --user; absent otherwise (the
+	// command then runs as shellsup's own user).
+	User *RunAs `msgpack:"user,omitempty"`
+}
+
+// RunAs is the user and groups the command runs as (--user), with no
+// capabilities and no_new_privs.
+type RunAs struct {
+	Name   string   `msgpack:"name"` // the passwd name, or the uid in decimal without an entry
+	Uid    uint32   `msgpack:"uid"`
+	Gid    uint32   `msgpack:"gid"`
+	Group  string   `msgpack:"group"`  // the group's name, or the gid in decimal
+	Groups []uint32 `msgpack:"groups"` // the supplementary groups; empty with an explicit group
+	Home   string   `msgpack:"home"`   // HOME as the command gets it
 }
 
 // Progress carries captured text of one stream, in capture order. Joining a
@@ -149,6 +163,7 @@ type Totals struct {
 	// (named by its marker); 0 for a head capture.
 	LeftOut int64  `msgpack:"leftOut"`
 	Spill   *Spill `msgpack:"spill,omitempty"` // only with --spill
+	User    *RunAs `msgpack:"user,omitempty"`  // only with --user, as in Start
 }
 
 // Spill names a run's spill files and what they hold.

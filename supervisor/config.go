@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/shellsup/shellsup/credential"
 	"github.com/shellsup/shellsup/request"
 )
 
@@ -35,6 +36,8 @@ type Args struct {
 	ScrubEnv  bool   // --scrub-env
 	AgentEnv  bool   // --agent-env
 	Workspace string // --workspace DIR
+
+	User string // --user USER[:GROUP]
 }
 
 // Config is a validated run request.
@@ -60,6 +63,10 @@ type Config struct {
 	ScrubEnv  bool   // drop the variables environ.Secret names
 	AgentEnv  bool   // add environ.AgentDefaults
 	Workspace string // "" or the resolved workspace the working directory lies in
+
+	// User, when not nil, is who bash runs as (--user), looked up in
+	// /etc/passwd and /etc/group.
+	User *credential.User
 }
 
 // timeoutDuration converts the validated timeout.
@@ -99,6 +106,11 @@ func (a Args) Validate() (Config, error) {
 	}
 	if err = a.validateOutput(&cfg); err != nil {
 		return cfg, err
+	}
+	if a.User != "" {
+		if cfg.User, err = credential.Resolve(a.User); err != nil {
+			return cfg, err
+		}
 	}
 	cwd := a.Cwd
 	if a.Workspace != "" {

@@ -62,6 +62,7 @@ func spawnInNamespace(cfg Config, cont *reaper.Containment, leaf *cgroup.Leaf) (
 	spec := pidns.Spec{
 		Command: cfg.Command, NoLogin: cfg.NoLogin, Cwd: cfg.Cwd, Env: env,
 		Stdio: [3]uintptr{files[0], files[1], files[2]},
+		User:  cfg.User,
 	}
 	if leaf != nil && leaf.CgroupFD() >= 0 {
 		spec.UseCgroupFD, spec.CgroupFD = true, leaf.CgroupFD() // the init is born in the leaf
@@ -75,7 +76,7 @@ func spawnInNamespace(cfg Config, cont *reaper.Containment, leaf *cgroup.Leaf) (
 	if err != nil {
 		var ee *pidns.ExecError
 		if errors.As(err, &ee) {
-			return nil, describeExecError(ee.Errno, shellArgv(cfg), env, cfg.Cwd)
+			return nil, describeUserExec(describeExecError(ee.Errno, shellArgv(cfg), env, cfg.Cwd), cfg)
 		}
 		return nil, err
 	}

@@ -96,6 +96,9 @@ type session struct {
 func run(cfg Config, stdio Stdio, out *output) int {
 	ppid := os.Getppid() // before anything that takes time: a parent that dies later is noticed
 	cont, err := setupContainment()
+	if err == nil {
+		err = checkUser(cfg)
+	}
 	if err != nil {
 		return fail(out, protocol.CategoryContainmentUnavailable, err, ExitFailed)
 	}
@@ -176,7 +179,8 @@ func (s *session) spawnFailed(err error) int {
 	if errors.As(err, &ee) {
 		return fail(s.out, protocol.CategoryExecFailed, err, ee.exitCode())
 	}
-	if isUnavailable(err) {
+	var ue *userError
+	if isUnavailable(err) || errors.As(err, &ue) {
 		return fail(s.out, protocol.CategoryContainmentUnavailable, err, ExitFailed)
 	}
 	return fail(s.out, protocol.CategoryInternal, err, ExitFailed)
@@ -193,6 +197,7 @@ func (s *session) announce(c *child, cont *reaper.Containment) {
 		Command: s.cfg.Command, Cwd: s.cfg.Cwd, Timeout: s.cfg.Timeout, Budget: s.cfg.Budget,
 		Containment: cont.Name(), Cgroup: s.leafDir,
 		Capture: s.cfg.Capture.String(), Lifetime: s.cfg.Lifetime, Spill: spillDir, Login: !s.cfg.NoLogin,
+		User: runAs(s.cfg.User),
 	})
 }
 
@@ -361,6 +366,7 @@ func (s *session) totals(w *reaper.Waiter, end ending, rep reaper.Report, drainT
 		StdoutBytes:  t.StdoutBytes, StderrBytes: t.StderrBytes,
 		Redactions: s.streams.redactions(), Capture: s.cfg.Capture.String(), LeftOut: kept,
 		Spill: s.streams.closeSpill(),
+		User:  runAs(s.cfg.User),
 		Cleanup: protocol.Cleanup{
 			Tier: rep.Tier, Trigger: end.trigger.word(), Signalled: rep.Signalled, Killed: rep.Killed,
 			Reaped: w.Count(), Rounds: rep.Rounds, Stragglers: stragglers,

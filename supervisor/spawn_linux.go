@@ -66,11 +66,18 @@ func spawn(cfg Config, leaf *cgroup.Leaf) (*child, error) {
 		Sys:   &syscall.SysProcAttr{Setsid: true},
 	}
 	intoCgroup(attr.Sys, leaf)
-	pid, err := forkInLeaf(leaf, func() (int, error) { return forkExecUnmasked(argv, attr) })
+	if cfg.User != nil {
+		attr.Sys.Credential = cfg.User.Credential() // set in the child before chdir and exec
+	}
+	pid, err := forkFor(cfg, leaf, func() (int, error) { return forkExecUnmasked(argv, attr) })
 	ignoreReservedSignals() // bash has its own dispositions now
 	sio.forked(err == nil)
+	var ue *userError
+	if errors.As(err, &ue) {
+		return nil, err
+	}
 	if err != nil {
-		return nil, describeExecError(err, argv, env, cfg.Cwd)
+		return nil, describeUserExec(describeExecError(err, argv, env, cfg.Cwd), cfg)
 	}
 	raiseOOMScore(pid)
 	return &child{pid: pid, stdout: sio.outR, stderr: sio.errR}, nil
@@ -173,7 +180,7 @@ func shellArgv(cfg Config) []string {
 // set, credentials scrubbed and agent defaults added when asked for), with
 // PWD set to the working directory, as os/exec does when it sets Dir, so
 // the shell's $PWD is the directory as given rather than a stale inherited
-// one.
+// one. With --user, HOME, USER and LOGNAME are the user's.
 func childEnv(env []string, cfg Config) []string {
 	built, _ := environ.Build(env, environ.Options{Scrub: cfg.ScrubEnv, Agent: cfg.AgentEnv})
 	out := make([]string, 0, len(built)+1)
@@ -182,7 +189,11 @@ func childEnv(env []string, cfg Config) []string {
 			out = append(out, kv)
 		}
 	}
-	return append(out, "PWD="+cfg.Cwd)
+	out = append(out, "PWD="+cfg.Cwd)
+	if cfg.User != nil {
+		out = cfg.User.Env(out)
+	}
+	return out
 }
 
 // describeExecError names why the kernel refused to run bash, with the

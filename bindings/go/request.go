@@ -73,6 +73,19 @@ type Request struct {
 	// made, Run returns an *Error of category "containment_unavailable".
 	PIDNamespace bool
 
+	// User, if not "", runs the command as another user (shellsup --user
+	// USER[:GROUP]): USER is a name of shellsup's /etc/passwd or a numeric
+	// uid, GROUP a name of /etc/group or a numeric gid. Without GROUP the
+	// command gets the user's group and supplementary groups (initgroups);
+	// with it, that group only. HOME (the passwd entry's, else
+	// /nonexistent), USER and LOGNAME are the user's; the command has no
+	// capabilities and no_new_privs. shellsup must run as root or with
+	// CAP_SETUID, CAP_SETGID and CAP_KILL; otherwise Run returns an *Error of
+	// category "containment_unavailable". A malformed value is a validation
+	// *Error before anything is spawned; an unknown user or group, one
+	// shellsup reports (category "validation"), with nothing run.
+	User string
+
 	// Progress, if not nil, receives the captured text as it arrives:
 	// stream is Stdout or Stderr, and joining the texts of one stream gives
 	// that stream's captured text, truncation marker included. It is
@@ -168,6 +181,7 @@ type config struct {
 	budget    int      // 0: shellsup's default
 	grace     *time.Duration
 	pidns     bool
+	user      string // "": shellsup's own user
 	progress  func(stream, text string) error
 	binary    string
 	maxProcs  int64         // 0: no limit
@@ -192,7 +206,7 @@ type shellOptions struct {
 // validation *Error quoting the bad value.
 func (r Request) validate() (config, error) {
 	c := config{command: r.Command, cwd: r.Cwd, timeout: r.Timeout, budget: r.Budget,
-		grace: r.Grace, pidns: r.PIDNamespace, progress: r.Progress, binary: r.Binary, maxProcs: r.MaxProcs, maxMemory: r.MaxMemory,
+		grace: r.Grace, pidns: r.PIDNamespace, user: r.User, progress: r.Progress, binary: r.Binary, maxProcs: r.MaxProcs, maxMemory: r.MaxMemory,
 		shell: r.shellOptions()}
 	checks := []func() error{
 		func() error { return validateCommand(r.Command) },
@@ -202,6 +216,7 @@ func (r Request) validate() (config, error) {
 		func() error { return validateCwd(r.Cwd) },
 		func() error { return validateEnv(r.Env) },
 		func() error { return validateLimits(r.MaxProcs, r.MaxMemory) },
+		func() error { return validateUser(r.User) },
 		func() error { return validatePath("workspace", r.Workspace) },
 		func() error { return validateCapture(r.Capture) },
 		func() error { return validateRedactPatterns(r.RedactPatterns) },
@@ -269,6 +284,14 @@ func validateLimits(procs, memory int64) error {
 		return request.ValidateMaxMemory(memory, strconv.FormatInt(memory, 10))
 	}
 	return nil
+}
+
+// validateUser checks the form of User; shellsup looks the user up.
+func validateUser(spec string) error {
+	if spec == "" {
+		return nil
+	}
+	return request.ValidateUser(spec)
 }
 
 func validateBudget(b int) error {
@@ -387,6 +410,9 @@ func (c config) args() []string {
 	}
 	if c.pidns {
 		args = append(args, "--pidns")
+	}
+	if c.user != "" {
+		args = append(args, "--user="+c.user)
 	}
 	if c.maxProcs != 0 {
 		args = append(args, "--max-procs="+strconv.FormatInt(c.maxProcs, 10))

@@ -35,6 +35,12 @@ options:
   --workspace DIR    the working directory (default DIR) must lie in DIR, links followed
   --frames           machine mode: msgpack frames on stdout, control frames on stdin
   --pidns            run the command in its own PID namespace (see the README)
+  --user USER[:GROUP]
+                     run the command as USER (a name or uid; shellsup runs as
+                     root, or with CAP_SETUID, CAP_SETGID and CAP_KILL): USER's
+                     groups from /etc/group, or only GROUP; HOME, USER, LOGNAME
+                     set; no capabilities, no_new_privs (README, "Running as
+                     another user")
   --max-procs N      at most N processes and threads at once (pids.max)
   --max-memory BYTES at most this much memory, no swap (memory.max); 512K, 64M, 1G
   --cgroup PATH      make the run's leaf cgroup under this delegated cgroup v2
@@ -137,6 +143,7 @@ func Parse(argv []string) (supervisor.Args, error) {
 	fs.BoolVar(&a.ScrubEnv, "scrub-env", false, "")
 	fs.BoolVar(&a.AgentEnv, "agent-env", false, "")
 	fs.StringVar(&a.Workspace, "workspace", "", "")
+	fs.StringVar(&a.User, "user", "", "")
 	outputFlags(fs, &a.Output)
 	showVersion := fs.Bool("version", false, "")
 	if err := fs.Parse(argv); err != nil {
@@ -149,6 +156,9 @@ func Parse(argv []string) (supervisor.Args, error) {
 		return a, ErrVersion
 	}
 	if err := refuseEmpty(fs, "workspace"); err != nil {
+		return a, err
+	}
+	if err := refuseEmptyUser(fs); err != nil {
 		return a, err
 	}
 	a.Command = fs.Args()
@@ -167,6 +177,17 @@ func refuseEmpty(fs *flag.FlagSet, name string) error {
 	return err
 }
 
+// refuseEmptyUser refuses --user "": it must not mean "as shellsup's user".
+func refuseEmptyUser(fs *flag.FlagSet) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "user" && f.Value.String() == "" {
+			err = request.ValidateUser("")
+		}
+	})
+	return err
+}
+
 // options is the part of argv before "--".
 func options(argv []string) []string {
 	for i, s := range argv {
@@ -178,7 +199,7 @@ func options(argv []string) []string {
 }
 
 // optionNames lists the options for an "unknown option" message.
-const optionNames = "--timeout, --cwd, --budget, --grace, --no-login, --scrub-env, --agent-env, --workspace, --frames, --pidns, --max-procs, --max-memory, --cgroup, --no-cgroup, --require, --spill, --spill-max, --capture, --lifetime, --redact, --redact-pattern, --quiet, --version, --help"
+const optionNames = "--timeout, --cwd, --budget, --grace, --no-login, --scrub-env, --agent-env, --workspace, --frames, --pidns, --user, --max-procs, --max-memory, --cgroup, --no-cgroup, --require, --spill, --spill-max, --capture, --lifetime, --redact, --redact-pattern, --quiet, --version, --help"
 
 // describeFlagError rewords the flag package's errors, naming the option
 // the way the user typed it ("-V" stays "-V", "--V" stays "--V").

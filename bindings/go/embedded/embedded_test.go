@@ -116,3 +116,16 @@ func TestTheEmbeddedSupervisorTimesOut(t *testing.T) {
 	assert.Equal(t, "started\n", res.Stdout)
 	assert.True(t, strings.HasPrefix(res.Signal, "SIG"), res.Signal)
 }
+
+// --user works in embedded mode too, in the PID namespace as well (its
+// init is this test binary, re-executed).
+func TestTheEmbeddedSupervisorRunsAsAnotherUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("--user needs the supervisor to run as root")
+	}
+	for _, pidns := range []bool{false, true} {
+		res := run(t, shellsup.Request{Command: `setsid sleep 300 </dev/null >/dev/null 2>&1 & id -un; ls /proc/$PPID/fd >/dev/null 2>&1 || echo refused`,
+			User: "nobody", Cwd: "/", PIDNamespace: pidns})
+		assert.Equal(t, "nobody\nrefused\n", res.Stdout, "pidns %v: %s", pidns, res.Stderr)
+	}
+}

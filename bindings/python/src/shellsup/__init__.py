@@ -81,6 +81,7 @@ def run(
     max_procs: Optional[int] = None,
     max_memory: Optional[Union[int, str]] = None,
     pidns: bool = False,
+    user: Optional[str] = None,
     no_login: bool = False,
     scrub_env: bool = False,
     agent_env: bool = False,
@@ -125,6 +126,14 @@ def run(
         (shellsup --pidns): if shellsup dies for any reason, the kernel kills
         every process of the command. Where the namespaces cannot be made,
         ShellsupError with category "containment_unavailable".
+    user: ``"USER"`` or ``"USER:GROUP"`` (names or numeric ids) runs the
+        command as that user (shellsup --user): the user's groups from
+        /etc/group, or only GROUP; HOME (the passwd entry's, else
+        /nonexistent), USER and LOGNAME set; no capabilities, no_new_privs.
+        The command can then neither raise its limits nor signal shellsup
+        nor read this process's environment. shellsup must run as root or
+        with CAP_SETUID, CAP_SETGID and CAP_KILL, else ShellsupError with category
+        "containment_unavailable"; an unknown user is a "validation" error.
 
     The shell and environment (README, "The command's environment"), each
     off by default:
@@ -161,7 +170,8 @@ def run(
     the run is cancelled, its cleanup awaited (bounded), and the interrupt
     re-raised.
     """
-    req = request(command, cwd, timeout, budget, grace, env, max_procs, max_memory, pidns, no_login=no_login,
+    req = request(command, cwd, timeout, budget, grace, env, max_procs, max_memory, pidns, user=user,
+                  no_login=no_login,
                   scrub_env=scrub_env, agent_env=agent_env, workspace=workspace, redact=redact,
                   redact_patterns=redact_patterns, spill=spill, spill_max=spill_max, capture=capture)
     progress = check_progress(progress)
@@ -182,6 +192,7 @@ async def run_async(
     max_procs: Optional[int] = None,
     max_memory: Optional[Union[int, str]] = None,
     pidns: bool = False,
+    user: Optional[str] = None,
     no_login: bool = False,
     scrub_env: bool = False,
     agent_env: bool = False,
@@ -201,7 +212,8 @@ async def run_async(
     also be a coroutine function; it is awaited before the next frame is
     taken.
     """
-    req = request(command, cwd, timeout, budget, grace, env, max_procs, max_memory, pidns, no_login=no_login,
+    req = request(command, cwd, timeout, budget, grace, env, max_procs, max_memory, pidns, user=user,
+                  no_login=no_login,
                   scrub_env=scrub_env, agent_env=agent_env, workspace=workspace, redact=redact,
                   redact_patterns=redact_patterns, spill=spill, spill_max=spill_max, capture=capture)
     progress = check_progress(progress)

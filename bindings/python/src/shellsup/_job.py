@@ -535,6 +535,7 @@ def start(
     max_procs: Optional[int] = None,
     max_memory: Optional[Union[int, str]] = None,
     pidns: bool = False,
+    user: Optional[str] = None,
     no_login: bool = False,
     scrub_env: bool = False,
     agent_env: bool = False,
@@ -559,7 +560,7 @@ def start(
     value, with nothing spawned.
     """
     _refuse_extra(extra)
-    base = request(command, cwd, 1, budget, grace, env, max_procs, max_memory, pidns,  # 1: replaced by the lifetime
+    base = request(command, cwd, 1, budget, grace, env, max_procs, max_memory, pidns, user=user,  # 1: replaced by the lifetime
                    no_login=no_login, scrub_env=scrub_env, agent_env=agent_env, workspace=workspace,
                    redact=redact, redact_patterns=redact_patterns, capture=capture)
     life = check_lifetime(lifetime)

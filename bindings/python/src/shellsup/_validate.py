@@ -92,6 +92,7 @@ class Request:
     max_procs: Optional[int] = None  # --max-procs
     max_memory: Optional[int] = None  # --max-memory, bytes
     pidns: bool = False
+    user: Optional[str] = None  # --user USER[:GROUP]
     options: ShellOptions = ShellOptions()
 
     def argv(self, binary: str) -> List[str]:
@@ -106,6 +107,8 @@ class Request:
             args += ["--max-memory", str(self.max_memory)]
         if self.pidns:
             args.append("--pidns")
+        if self.user is not None:
+            args.append("--user=" + self.user)
         return args + self.options.flags() + ["--", self.command]
 
     @property
@@ -273,6 +276,28 @@ def check_pidns(pidns: Any) -> bool:
     return pidns
 
 
+USER_FORM = "USER or USER:GROUP, each a name or a numeric id (e.g. nobody, 65534, nobody:nogroup)"
+
+
+def check_user(user: Any) -> Optional[str]:
+    """None, or a --user value of the right form (Go's request.ValidateUser):
+    a user and an optional group after one colon, each non-empty, without
+    whitespace, control characters or NUL bytes. Whether they exist is
+    shellsup's to check, in its /etc/passwd and /etc/group."""
+    if user is None:
+        return None
+    if not isinstance(user, str):
+        raise invalid(f"user must be {USER_FORM}, or None (got {quote(user)} of type {type(user).__name__})")
+    if user == "":
+        raise invalid(f'user must be {USER_FORM} (got "")')
+    if any(c <= " " or c == "\x7f" or "\ud800" <= c <= "\udfff" for c in user):
+        raise invalid(f"user must be {USER_FORM}, without whitespace, control characters or NUL bytes (got {quote(user)})")
+    name, colon, group = user.partition(":")
+    if name == "" or (colon and (group == "" or ":" in group)):
+        raise invalid(f"user must be {USER_FORM} (got {quote(user)})")
+    return user
+
+
 MIN_PROCS, MAX_PROCS, MIN_MEMORY = _limits.MIN_PROCS, _limits.MAX_PROCS, _limits.MIN_MEMORY
 _UNITS = {"K": 10, "M": 20, "G": 30, "T": 40}
 _WHOLE = re.compile(r"[+-]?[0-9]+\Z")
@@ -422,7 +447,8 @@ def shell_options(no_login: Any = False, scrub_env: Any = False, agent_env: Any 
 
 
 def request(command: Any, cwd: Any, timeout: Any, budget: Any, grace: Any, env: Any,
-            max_procs: Any = None, max_memory: Any = None, pidns: Any = False, **options: Any) -> Request:
+            max_procs: Any = None, max_memory: Any = None, pidns: Any = False, user: Any = None,
+            **options: Any) -> Request:
     """Check every argument, in the order of run()'s signature. options are
     shell_options()'s; with a workspace, cwd None means the workspace."""
     command = check_command(command)
@@ -434,8 +460,9 @@ def request(command: Any, cwd: Any, timeout: Any, budget: Any, grace: Any, env: 
     max_procs = check_max_procs(max_procs)
     max_memory = check_max_memory(max_memory)
     pidns = check_pidns(pidns)
+    user = check_user(user)
     opts = shell_options(**options)
     if given_cwd is None:
         given_cwd = opts.workspace if opts.workspace is not None else check_cwd(None)
     return Request(command=command, cwd=given_cwd, timeout=timeout, budget=budget, grace=grace, env=env,
-                   max_procs=max_procs, max_memory=max_memory, pidns=pidns, options=opts)
+                   max_procs=max_procs, max_memory=max_memory, pidns=pidns, user=user, options=opts)
