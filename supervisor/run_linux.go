@@ -164,7 +164,13 @@ func newSession(cfg Config, out *output, set *spill.Set, stdio Stdio) *session {
 
 func (s *session) cancel(reason string) { s.cancelBy(cause{reason: reason}) }
 
+// A parent-gone cancel also hurries the cleanup: with the owner gone nobody
+// waits for a graceful end, so a TERM-ignorer is killed at once, not after
+// the grace.
 func (s *session) cancelBy(c cause) {
+	if c.reason == protocol.ReasonParentGone {
+		s.hurryUp()
+	}
 	select {
 	case s.cancels <- c:
 	default: // enough causes queued; only the first counts

@@ -108,3 +108,29 @@ func TestParentKilled(t *testing.T) {
 	_, err = os.Stat("/proc/" + strconv.Itoa(pid))
 	assert.True(t, os.IsNotExist(err), "shellsup %d is still there", pid)
 }
+
+// TestParentKilledTermIgnorer: with the owner gone nobody waits for a
+// graceful end. A TERM-ignoring daemon under --grace 5 is gone well before
+// the grace would have ended (issue: it lived the whole grace).
+func TestParentKilledTermIgnorer(t *testing.T) {
+	tok := reapertest.NewToken()
+	command := "setsid bash -c 'trap \"\" TERM; while :; do sleep 0.1; done' & " + busyCommand
+	parent := helpers.Command("parent", "--frames", "--grace", "5", "--", command)
+	parent.Env = append(baseEnv(tok), helpers.Env("parent"), "SHELLSUP_TEST_BIN="+shellsupBin)
+	out, err := parent.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, parent.Start())
+	_, err = readLine(bufio.NewReader(out), 10*time.Second)
+	require.NoError(t, err)
+	require.NotEmpty(t, reapertest.Find(tok, parent.Process.Pid), "the tree should be running")
+
+	require.NoError(t, parent.Process.Kill())
+	_ = parent.Wait() // killed: the status says so
+	gone := proctest.Await(2500*time.Millisecond, func() bool { // half the grace
+		reapertest.ReapOrphans()
+		return len(reapertest.Find(tok)) == 0
+	})
+	assert.True(t, gone, "the TERM-ignorer outlived half the grace after its owner died: %v", reapertest.Find(tok))
+	proctest.Await(10*time.Second, func() bool { reapertest.ReapOrphans(); return len(reapertest.Find(tok)) == 0 })
+	reapertest.Check(t, tok)
+}
