@@ -65,3 +65,18 @@ func TestDeepZombieLeaderIsKilled(t *testing.T) {
 		assert.GreaterOrEqual(t, tot.Cleanup.Killed, 2, "bash and the program ignore SIGTERM")
 	}
 }
+
+// TestZombieLeaderCleanupWithinGrace: a TERM-ignoring program whose leader
+// thread exited, left behind when bash exits, is killed right after the
+// grace in every tier. cgroup.kill does not kill such a process (the kernel
+// skips it), and the cgroup tier used to wait a whole second for its leaf
+// to empty before the /proc walk killed it: the cleanup took grace + 1 s.
+func TestZombieLeaderCleanupWithinGrace(t *testing.T) {
+	needZombieLeader(t)
+	r := runShellsup(t, opts{args: []string{"--grace", "1"}, command: zombieLeader + " & sleep 0.5; echo bye"})
+	tot := requireTotals(t, r)
+	assert.Contains(t, tot.Stdout, "leader exits")
+	assert.Equal(t, 0, r.exit)
+	assert.Empty(t, tot.Cleanup.Stragglers)
+	assert.Less(t, tot.Cleanup.Ms, int64(1600), "the cleanup took %d ms with --grace 1 (tier %s)", tot.Cleanup.Ms, tot.Cleanup.Tier)
+}
