@@ -64,6 +64,7 @@ type Init struct {
 	pid     int // the init's pid in shellsup's namespace
 	bashPid int // bash's pid in shellsup's namespace, or the init's if it was not seen
 	pidfd   int
+	bashFD  int // a pidfd of bash, for StopLeader; -1 without one
 	status  *os.File
 	exited  chan struct{} // closed once bash's status is known or the init is gone
 	mu      sync.Mutex
@@ -90,7 +91,7 @@ func Start(spec Spec) (*Init, error) {
 		status.Close()
 		return nil, describeForkError(err)
 	}
-	in := &Init{pid: pid, bashPid: pid, status: status, exited: make(chan struct{})}
+	in := &Init{pid: pid, bashPid: pid, bashFD: -1, status: status, exited: make(chan struct{})}
 	if err := in.awaitStart(); err != nil {
 		status.Close()
 		reap(pid)
@@ -101,6 +102,7 @@ func Start(spec Spec) (*Init, error) {
 	}
 	if b := firstChild(pid); b > 0 {
 		in.bashPid = b
+		in.bashFD = openChildPidfd(pid, b)
 	}
 	go in.readStatus()
 	return in, nil
@@ -332,7 +334,44 @@ func (in *Init) Close() error {
 		if in.pidfd >= 0 {
 			unix.Close(in.pidfd)
 		}
+		if in.bashFD >= 0 {
+			unix.Close(in.bashFD)
+		}
 		in.status.Close()
 	})
 	return nil
+}
+
+// openChildPidfd opens a pidfd of bash, the init's child b, and keeps it
+// only if b is still the init's child once the pidfd is open (so the pidfd
+// names bash, not a process that took a freed pid); else -1.
+func openChildPidfd(init, b int) int {
+	fd, err := unix.PidfdOpen(b, 0)
+	if err != nil {
+		return -1
+	}
+	if st, err := procstat.Read("/proc", b); err != nil || st.PPid != init {
+		unix.Close(fd)
+		return -1
+	}
+	return fd
+}
+
+// StopLeader settles a tie between bash's exit and a deadline or a cancel,
+// as the Waiter's does for a bash that is shellsup's child: it stops bash
+// (SIGSTOP through its pidfd) and reports whether bash exited before the
+// stop took hold. within bounds the wait for the stop.
+func (in *Init) StopLeader(within time.Duration) (exited bool) {
+	if in.bashFD < 0 || unix.PidfdSendSignal(in.bashFD, unix.SIGSTOP, nil, 0) != nil {
+		return in.LeaderDone() // ESRCH: bash is gone
+	}
+	for deadline := time.Now().Add(within); ; time.Sleep(50 * time.Microsecond) {
+		if in.LeaderDone() {
+			return true
+		}
+		st, err := procstat.Read("/proc", in.bashPid)
+		if err == nil && st.State == 'T' || time.Now().After(deadline) {
+			return false
+		}
+	}
 }

@@ -2,6 +2,7 @@ package reaper
 
 import (
 	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -240,3 +241,40 @@ func (w *Waiter) record(pid int, ws unix.WaitStatus) (isLeader bool) {
 	}
 	return false
 }
+
+// StopLeader settles a tie between the leader's exit and a deadline or a
+// cancel: it stops the leader (SIGSTOP, sent pinned, so the pid is still
+// the leader's) and reports whether the leader exited before the stop took
+// hold. A stopped leader cannot exit by itself any more, so from then on
+// the deadline or the cancel is the first cause; a leader that exits before
+// it stops made it. The cleanup's SIGTERM+SIGCONT resumes a stopped leader.
+// within bounds the wait for the stop (a leader in D sleep stops late).
+func (w *Waiter) StopLeader(within time.Duration) (exited bool) {
+	sent := false
+	w.Pin(func() {
+		if w.childState(w.leader) == liveChild {
+			sent = unix.Kill(w.leader, unix.SIGSTOP) == nil
+		}
+	})
+	if !sent {
+		return w.LeaderDone()
+	}
+	for deadline := time.Now().Add(within); ; time.Sleep(50 * time.Microsecond) {
+		if w.LeaderDone() {
+			return true
+		}
+		if w.leaderStopped() || time.Now().After(deadline) {
+			return false
+		}
+	}
+}
+
+// leaderStopped peeks (WNOWAIT) at whether the leader is in a stop.
+func (w *Waiter) leaderStopped() bool {
+	var info unix.Siginfo
+	err := linux.Waitid(unix.P_PID, w.leader, &info, unix.WSTOPPED|unix.WNOHANG|unix.WNOWAIT)
+	return err == nil && info.Signo == int32(unix.SIGCHLD) && info.Code == cldStopped
+}
+
+// cldStopped is CLD_STOPPED, si_code of a child's stop.
+const cldStopped = 5

@@ -245,16 +245,39 @@ func (s *session) awaitEnding(w leader) ending {
 	case <-w.LeaderExited():
 		return ending{trigger: byExit}
 	case <-timer.C:
-		if w.LeaderDone() { // bash exited first, reaped or not: it made it
+		if leaderMadeIt(w) {
 			return ending{trigger: byExit}
 		}
 		return ending{trigger: byTimeout}
 	case c := <-s.cancels:
-		if w.LeaderDone() {
+		if leaderMadeIt(w) {
 			return ending{trigger: byExit}
 		}
 		return ending{trigger: byCancel, reason: c.reason, sig: c.sig}
 	}
+}
+
+// tieWait bounds how long a deadline or a cancel waits for bash to stop.
+const tieWait = 10 * time.Millisecond
+
+// tieBreaker is a leader that can settle a tie with bash's exit: the
+// Waiter of a bash that is shellsup's own child.
+type tieBreaker interface{ StopLeader(within time.Duration) bool }
+
+// leaderMadeIt settles a tie between bash's exit and a deadline or cancel:
+// the first cause wins, and the deadline or cancel counts only once bash is
+// stopped (then it cannot exit by itself). A bash that exited before, reaped
+// or not, made it: its own status is the result, never timedOut with exit
+// code 0. Under --pidns bash is the init's child; there an exit the init
+// has reported wins.
+func leaderMadeIt(w leader) bool {
+	if w.LeaderDone() {
+		return true
+	}
+	if tb, ok := w.(tieBreaker); ok {
+		return tb.StopLeader(tieWait)
+	}
+	return false
 }
 
 func exited(w leader) bool {

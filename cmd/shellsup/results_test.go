@@ -338,3 +338,24 @@ func TestCommandAtTheArgumentLimit(t *testing.T) {
 	assert.Equal(t, "ok\n", tot.Stdout)
 	assert.Equal(t, command, tot.Command)
 }
+
+// TestTimeoutExitTieIsConsistent: bash's own exit and the deadline, a few ms apart.
+// The first cause wins: a run that timed out was stopped (bash killed by
+// the cleanup's SIGTERM), and a bash that exited 0 by itself did not time
+// out. It used to say timedOut with exit code 0 about 1 run in 20, when bash
+// exited between the timer's check and the cleanup's first signal.
+func TestTimeoutExitTieIsConsistent(t *testing.T) {
+	for i := 0; i < 30; i++ {
+		command := fmt.Sprintf("sleep 0.19%d", i%10)
+		r := runShellsup(t, opts{args: []string{"--timeout", "0.2"}, command: command})
+		tot := requireTotals(t, r)
+		require.NotNil(t, tot.ExitCode, "%s", command)
+		if tot.TimedOut {
+			assert.NotEqual(t, 0, *tot.ExitCode, "%s: timedOut, yet bash exited 0 by itself", command)
+			assert.Equal(t, 124, r.exit)
+		} else {
+			assert.Equal(t, 0, *tot.ExitCode, "%s", command)
+			assert.Equal(t, 0, r.exit)
+		}
+	}
+}
