@@ -261,8 +261,10 @@ func (s *session) awaitEnding(w leader) ending {
 const tieWait = 10 * time.Millisecond
 
 // tieBreaker is a leader that can settle a tie with bash's exit: the
-// Waiter of a bash that is shellsup's own child.
-type tieBreaker interface{ StopLeader(within time.Duration) bool }
+// Waiter of a bash that is shellsup's own child, or the PID-namespace init.
+type tieBreaker interface {
+	StopLeader(within time.Duration) bool
+}
 
 // leaderMadeIt settles a tie between bash's exit and a deadline or cancel:
 // the first cause wins, and the deadline or cancel counts only once bash is

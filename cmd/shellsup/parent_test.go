@@ -126,7 +126,8 @@ func TestParentKilledTermIgnorer(t *testing.T) {
 
 	require.NoError(t, parent.Process.Kill())
 	_ = parent.Wait() // killed: the status says so
-	gone := proctest.Await(2500*time.Millisecond, func() bool { // half the grace
+	// Half the grace: a cleanup that waited for the grace would still run.
+	gone := proctest.Await(2500*time.Millisecond, func() bool {
 		reapertest.ReapOrphans()
 		return len(reapertest.Find(tok)) == 0
 	})
