@@ -175,7 +175,10 @@ func TestSweepLeavesForeignLeaves(t *testing.T) {
 	o.pid, o.ns = 1<<22+1, o.ns+1 // a pid nobody has here, in another namespace
 	leaf := filepath.Join(parent, o.name())
 	require.NoError(t, os.Mkdir(leaf, 0o755))
-	t.Cleanup(func() { _ = os.WriteFile(filepath.Join(leaf, "cgroup.kill"), []byte("1"), 0); _ = removeLeaf(leaf, time.Second) })
+	t.Cleanup(func() {
+		_ = os.WriteFile(filepath.Join(leaf, "cgroup.kill"), []byte("1"), 0)
+		_ = removeLeaf(leaf, time.Second)
+	})
 	s := sleeper(t)
 	require.NoError(t, os.WriteFile(filepath.Join(leaf, "cgroup.procs"), []byte(fmt.Sprint(s.Process.Pid)), 0))
 	swept, err := Sweep(Host{Proc: "/proc", Unified: h.Unified, Self: parent}, "")
