@@ -51,9 +51,9 @@ func TestTamperedLimitsReportedV2(t *testing.T) {
 
 func TestTamperedSeenByReadBackWithoutInotify(t *testing.T) {
 	h, l := fakeDelegatedV2(t)
+	require.NoError(t, l.limit(h, h.Self, "pids", 20, "--max-procs 20", nil))
 	unix.Close(l.guard.ino)
 	l.guard.ino = -1 // inotify unavailable (e.g. max_user_instances reached)
-	require.NoError(t, l.limit(h, h.Self, "pids", 20, "--max-procs 20", nil))
 	require.NoError(t, os.WriteFile(filepath.Join(l.dir, "pids.max"), []byte("max"), 0))
 	assert.Equal(t, []string{"pids.max"}, l.Stats().Tampered)
 }

@@ -31,20 +31,22 @@ type guarded struct {
 	wd   int
 }
 
-func newGuard() *guard {
-	ino, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
-	if err != nil {
-		ino = -1 // the read-back alone still catches a value left changed
-	}
-	return &guard{ino: ino, hit: map[string]bool{}}
-}
+func newGuard() *guard { return &guard{ino: -1, hit: map[string]bool{}} }
 
 // watch starts watching path, whose value read back right after shellsup
-// wrote it is want.
+// wrote it is want. The inotify instance is made with the first watch (a
+// run without limits needs none; instances are counted per user, 128 by
+// default); without one the read-back alone still catches a value left
+// changed.
 func (g *guard) watch(path, want string) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
+	}
+	if g.ino < 0 && len(g.files) == 0 {
+		if ino, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC); err == nil {
+			g.ino = ino
+		}
 	}
 	wd := -1
 	if g.ino >= 0 {
