@@ -66,6 +66,7 @@ func TestNestedPidnsSweepSparesLiveRun(t *testing.T) {
 		t.Fatal("run A did not start")
 	}
 	b := runShellsup(t, opts{
+		bin:  bin, // as given, whatever tier this test run forces
 		args: []string{"--pidns", "--no-cgroup"},
 		command: fmt.Sprintf("%[1]s --quiet --cgroup %[2]s -- 'echo nested ran'; %[1]s sweep --cgroup %[2]s; %[1]s --quiet -- true",
 			bin, parent),
@@ -155,4 +156,36 @@ func TestManySubCgroupsCleanupBounded(t *testing.T) {
 	assert.Empty(t, tot.Cleanup.Stragglers)
 	assert.NoDirExists(t, r.start.Cgroup, "the leaf and its 3000 sub-cgroups are removed")
 	t.Logf("cleanup with 3000 sub-cgroups: %d ms", tot.Cleanup.Ms)
+}
+
+// TestNestedPidnsSweepSparesLiveRunAsNobody is the reproduction as user
+// nobody in a cgroup delegated to it: run A's leaf belongs to nobody, and
+// so does the nested shellsup (in a user and PID namespace of its own),
+// which could write A's cgroup.kill. It leaves A alone.
+func TestNestedPidnsSweepSparesLiveRunAsNobody(t *testing.T) {
+	needCgroupTier(t)
+	bin, dir := unprivileged(t)
+	deleg := filepath.Join(unified, fmt.Sprintf("shellsup-test-nested-%d", os.Getpid()))
+	require.NoError(t, os.Mkdir(deleg, 0o755))
+	t.Cleanup(func() { _ = os.Remove(deleg) })
+	out, err := exec.Command("id", "-u", "nobody").Output()
+	require.NoError(t, err)
+	uid := strings.TrimSpace(string(out))
+	require.NoError(t, exec.Command("chown", uid, deleg, deleg+"/cgroup.procs", deleg+"/cgroup.threads", deleg+"/cgroup.subtree_control").Run())
+	// Move into the delegated cgroup as root, then start A and, once A is
+	// up, the nested shellsup, both as nobody.
+	script := fmt.Sprintf(`echo $$ > %[1]s/cgroup.procs || exit 97
+sp="setpriv --reuid=nobody --regid=nogroup --clear-groups"
+$sp %[2]s --require cgroup -- 'echo up; sleep 3; echo alive' > %[3]s/a.out 2>&1 & a=$!
+i=0; until grep -q up %[3]s/a.out; do i=$((i+1)); [ $i -lt 3000 ] || exit 98; sleep 0.01; done
+$sp %[2]s --pidns --no-cgroup -- "%[2]s --quiet -- 'id -un; echo nested ran'; %[2]s sweep"
+wait $a; echo "A exit $?"; cat %[3]s/a.out`, deleg, bin, dir)
+	cmd := exec.Command("/bin/sh", "-c", script)
+	cmd.Env = []string{"HOME=" + dir, "PATH=/usr/bin:/bin"}
+	cmd.Dir = dir
+	got, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", got)
+	assert.Contains(t, string(got), "nobody\nnested ran\n")
+	assert.Regexp(t, `shellsup: sweep: left \S+/shellsup-\d+-\d+-\d+-[0-9a-f]{32} alone: made in another PID namespace`, string(got))
+	assert.Contains(t, string(got), "A exit 0\nup\nalive\n", "run A beside the nested shellsup is never killed")
 }
