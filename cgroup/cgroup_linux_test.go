@@ -67,15 +67,56 @@ func TestDiscoverBindMountedRoot(t *testing.T) {
 	assert.Equal(t, map[string]string{"pids": "/sys/fs/cgroup/pids/a", "memory": "/mnt/mem x/b/c"}, h.V1)
 }
 
-func TestLeafNamedAfterItsShellsup(t *testing.T) {
-	name, err := leafName("/proc", os.Getpid())
+// me is this test process as a leaf's owner.
+func me(t *testing.T) owner {
+	t.Helper()
+	o, sees, err := self("/proc")
 	require.NoError(t, err)
+	require.True(t, sees, "the test's /proc shows its own PID namespace")
+	return o
+}
+
+func TestLeafNamedAfterItsShellsup(t *testing.T) {
+	o := me(t)
+	name := o.name()
 	m := leafPattern.FindStringSubmatch(name)
 	require.NotNil(t, m, name)
 	assert.Equal(t, fmt.Sprint(os.Getpid()), m[1])
+	var st syscall.Stat_t
+	require.NoError(t, syscall.Stat("/proc/self/ns/pid", &st))
+	assert.Equal(t, fmt.Sprint(st.Ino), m[3], "the leaf records the PID namespace")
+	boot, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	require.NoError(t, err)
+	assert.Equal(t, strings.ReplaceAll(strings.TrimSpace(string(boot)), "-", ""), m[4], "and the boot")
 	assert.False(t, stale("/proc", name), "our own leaf is alive")
-	assert.True(t, stale("/proc", fmt.Sprintf("shellsup-%d-1", os.Getpid())), "same pid, other start time: reused")
+	reused := o
+	reused.start = 1
+	assert.True(t, stale("/proc", reused.name()), "same pid, other start time: reused")
 	assert.False(t, stale("/proc", "not-a-leaf"))
+	assert.False(t, stale("/proc", fmt.Sprintf("shellsup-%d-1", os.Getpid())), "an old-style name says no namespace: never judged")
+}
+
+func TestLeavesOfOtherNamespacesAreNotJudged(t *testing.T) {
+	o := me(t)
+	gone := o
+	gone.pid, gone.start = 1<<22+1, 1 // above pid_max: no such process here
+	j := judge{proc: "/proc", me: o, seesOwn: true}
+	assert.Equal(t, dead, j.verdict(gone.name()), "a leaf of this namespace whose pid is gone is stale")
+	other := gone
+	other.ns++
+	assert.Equal(t, foreign, j.verdict(other.name()), "another PID namespace: its pid means nothing here")
+	assert.Contains(t, j.whyForeign(other.name()), "another PID namespace")
+	boot := gone
+	boot.boot = strings.Repeat("0", 32)
+	assert.Equal(t, foreign, j.verdict(boot.name()), "another boot")
+	blind := judge{proc: "/proc", me: o, seesOwn: false}
+	assert.Equal(t, foreign, blind.verdict(gone.name()), "a /proc not of our own namespace judges nothing")
+	assert.Contains(t, blind.whyForeign(gone.name()), "does not show")
+}
+
+func TestProcShowsSelf(t *testing.T) {
+	assert.True(t, procShowsSelf("/proc", os.Getpid()))
+	assert.False(t, procShowsSelf("/proc", os.Getpid()+1<<22), "/proc/self is another pid: another namespace's procfs")
 }
 
 func TestKillFreezesKillsAndEmpties(t *testing.T) {
@@ -116,7 +157,9 @@ func TestSweepKillsStaleLeavesOnly(t *testing.T) {
 	h := realHost(t)
 	parent := privateParent(t, h)
 	// A stale leaf: our pid with another start time, as after pid reuse.
-	staleDir := filepath.Join(parent, fmt.Sprintf("shellsup-%d-1", os.Getpid()))
+	o := me(t)
+	o.start = 1
+	staleDir := filepath.Join(parent, o.name())
 	require.NoError(t, os.Mkdir(staleDir, 0o755))
 	fd, err := syscall.Open(staleDir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	require.NoError(t, err)

@@ -3,12 +3,17 @@
 // tree can be frozen and killed by the kernel in one operation and stays
 // identifiable even if shellsup itself is SIGKILLed.
 //
-// The leaf is a cgroup v2 directory named shellsup-<pid>-<starttime> (the
-// pid and /proc start time of the shellsup that made it), created under
-// shellsup's own cgroup or under a delegated parent given with --cgroup.
-// A leaf whose shellsup is dead is stale: Sweep, run at every start and by
-// `shellsup sweep`, kills what is in it (cgroup.kill) and removes it. A
-// leaf whose owner is alive is never touched.
+// The leaf is a cgroup v2 directory named
+// shellsup-<pid>-<starttime>-<pidns inode>-<boot id> (the pid and /proc
+// start time of the shellsup that made it, and the PID namespace and boot
+// they mean something in), created under shellsup's own cgroup or under a
+// delegated parent given with --cgroup. A leaf of this PID namespace and
+// boot whose shellsup is dead is stale: Sweep, run at every start and by
+// `shellsup sweep`, kills what is in it (cgroup.kill; in v1, SIGKILL
+// through pidfds of verified members) and removes it. A leaf whose owner
+// is alive, or cannot be seen (another namespace or boot, or a /proc that
+// does not show this one), is never touched. Removal is bounded by a
+// deadline however many cgroups the command made below its leaf.
 //
 // Limits: MaxProcs sets pids.max and MaxMemory memory.max (and
 // memory.swap.max 0 where present) in the v2 leaf when the parent lets the
@@ -23,6 +28,8 @@
 // Leaf implements reaper.Tier: Kill freezes the leaf, writes cgroup.kill,
 // and waits (bounded) for "populated 0" in cgroup.events; Close records
 // what hit the limits (pids.events max, memory.events oom_kill) and removes
-// the leaf. The package is Linux-only; elsewhere every entry point returns
-// ErrUnsupported. docs/cleanup.md describes the tiers.
+// the leaf. The limit files are watched (inotify) and read back at Close:
+// Stats.Tampered names those a command of the same uid wrote. The package
+// is Linux-only; elsewhere every entry point returns ErrUnsupported.
+// docs/cleanup.md describes the tiers.
 package cgroup

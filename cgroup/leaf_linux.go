@@ -26,6 +26,14 @@ type Options struct {
 type Stats struct {
 	PidsLimitHit int64 // forks refused at pids.max (pids.events "max")
 	OOMKills     int64 // processes killed at memory.max (memory.events "oom_kill")
+	// Tampered names the limit files ("pids.max", "memory.max", …) written
+	// or changed after shellsup set them: by the command, which owns them
+	// as much as shellsup does when both run as one uid.
+	Tampered []string
+	// Left is a leaf Close left in place for the next sweep: a process
+	// still pinned it, or the cgroups the command made below it were not
+	// all removed by the deadline. "" when every leaf was removed.
+	Left string
 }
 
 // Tier names, as reported in the start frame's containment.
@@ -51,6 +59,7 @@ type Leaf struct {
 	v1      []v1Leaf
 	pidsEv  *eventsFile
 	memEv   *eventsFile
+	guard   *guard // the limit files, watched for writes
 	stats   Stats
 	killed  []int // processes in the leaf when cgroup.kill was written
 	closed  bool
@@ -73,7 +82,7 @@ type eventsFile struct {
 // Parent was asked for) or when a limit cannot be applied and read back.
 // On error nothing is left behind.
 func Open(h Host, o Options) (*Leaf, error) {
-	name, err := leafName(h.Proc, os.Getpid())
+	me, seesOwn, err := self(h.Proc)
 	if err != nil {
 		return nil, &UnavailableError{What: "naming the leaf", Err: err}
 	}
@@ -81,10 +90,11 @@ func Open(h Host, o Options) (*Leaf, error) {
 	if parent == "" {
 		parent = h.Self
 	}
-	_, _ = Sweep(h, parent) // best effort: a stale leaf left is retried next start
-	l := &Leaf{name: name, dirFD: -1}
+	_, _ = sweep(h, parent, me, seesOwn, time.Now().Add(startSweepWait)) // best effort: a stale leaf left is retried next start
+	l := &Leaf{name: me.name(), dirFD: -1, guard: newGuard()}
 	v2err := l.makeV2(h, parent)
 	if v2err != nil && (o.Require || o.Parent != "" || (o.MaxProcs == 0 && o.MaxMemory == 0)) {
+		l.guard.close()
 		return nil, &UnavailableError{What: "creating a cgroup v2 leaf", Err: v2err}
 	}
 	if err := l.limit(h, parent, "pids", o.MaxProcs, fmt.Sprintf("--max-procs %d", o.MaxProcs), v2err); err != nil {
@@ -98,28 +108,24 @@ func Open(h Host, o Options) (*Leaf, error) {
 	return l, nil
 }
 
-// leafName is shellsup-<pid>-<starttime>.
-func leafName(proc string, pid int) (string, error) {
-	start, err := startTime(proc, pid)
-	if err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("shellsup-%d-%d", pid, start), nil
-}
-
 // startTime is field 22 of /proc/PID/stat, in clock ticks since boot.
 func startTime(proc string, pid int) (uint64, error) {
-	b, err := os.ReadFile(filepath.Join(proc, strconv.Itoa(pid), "stat"))
+	return statStart(filepath.Join(proc, strconv.Itoa(pid), "stat"))
+}
+
+// statStart reads the start time from a stat file.
+func statStart(path string) (uint64, error) {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return 0, err
 	}
 	i := strings.LastIndexByte(string(b), ')')
 	if i < 0 {
-		return 0, fmt.Errorf("malformed %s/%d/stat", proc, pid)
+		return 0, fmt.Errorf("malformed %s", path)
 	}
 	f := strings.Fields(string(b[i+1:]))
 	if len(f) < 20 {
-		return 0, fmt.Errorf("malformed %s/%d/stat: %d fields after the name", proc, pid, len(f))
+		return 0, fmt.Errorf("malformed %s: %d fields after the name", path, len(f))
 	}
 	return strconv.ParseUint(f[19], 10, 64) // field 22; f[0] is field 3
 }
@@ -248,8 +254,12 @@ func (l *Leaf) applyLimit(dir, controller string, value int64, what string, v2 b
 				continue
 			}
 		}
-		if err := writeAndCheck(path, v); err != nil {
+		got, err := writeAndCheck(path, v)
+		if err != nil {
 			return &UnavailableError{What: what, Err: err}
+		}
+		if err := l.guard.watch(path, got); err != nil {
+			return &UnavailableError{What: what, Err: fmt.Errorf("cannot watch %s: %w", path, err)}
 		}
 	}
 	ev, err := os.Open(filepath.Join(dir, evFile))
@@ -278,20 +288,22 @@ func limitFiles(controller string, v2 bool) (limits []string, events, key string
 }
 
 // writeAndCheck writes v and reads it back: the kernel rounds memory
-// limits down to a page, never up, and never to nothing.
-func writeAndCheck(path string, v int64) error {
+// limits down to a page, never up, and never to nothing. It returns what
+// the file reads.
+func writeAndCheck(path string, v int64) (string, error) {
 	if err := os.WriteFile(path, []byte(strconv.FormatInt(v, 10)), 0); err != nil {
-		return fmt.Errorf("writing %d to %s: %w", v, path, err)
+		return "", fmt.Errorf("writing %d to %s: %w", v, path, err)
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return fmt.Errorf("reading back %s: %w", path, err)
+		return "", fmt.Errorf("reading back %s: %w", path, err)
 	}
-	got, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	text := strings.TrimSpace(string(b))
+	got, err := strconv.ParseInt(text, 10, 64)
 	if err != nil || got > v || (v > 0 && got <= 0) || v-got >= 1<<16 {
-		return fmt.Errorf("%s reads %q after writing %d", path, strings.TrimSpace(string(b)), v)
+		return "", fmt.Errorf("%s reads %q after writing %d", path, text, v)
 	}
-	return nil
+	return text, nil
 }
 
 // CgroupFD is the v2 leaf's directory fd for SysProcAttr.CgroupFD, or -1
@@ -408,13 +420,16 @@ func (l *Leaf) readStats() Stats {
 	if l.memEv != nil {
 		s.OOMKills = readKey(l.memEv.f, l.memEv.key)
 	}
+	s.Tampered = l.guard.tampered()
 	return s
 }
 
-// Close records the stats and removes the leaves, retrying briefly while
-// the kernel releases the last exited tasks. A leaf still populated (a
-// process in uninterruptible sleep outlived the cleanup) is left in place
-// for Sweep. It is idempotent.
+// Close records the stats (the limit files read back included) and
+// removes the leaves and any cgroups the command made below them, all by
+// one deadline (rmdirWait). A leaf still populated (a process in
+// uninterruptible sleep outlived the cleanup), or whose sub-cgroups were
+// not all removed by the deadline, is left in place for Sweep and named
+// in Stats.Left. It is idempotent.
 func (l *Leaf) Close() error {
 	if l.closed {
 		return l.closeEr
@@ -426,45 +441,40 @@ func (l *Leaf) Close() error {
 			e.f.Close() // read-only
 		}
 	}
+	l.guard.close()
 	// A process the /proc walk could not kill (reported there as a
 	// straggler) pins the leaf: it is left for the sweep that follows this
 	// shellsup's exit rather than waited for.
 	if p, err := l.Populated(); err == nil && p {
+		l.stats.Left = l.dir
 		l.closeV2Files()
 		return nil
 	}
 	l.closeV2Files()
+	deadline := time.Now().Add(rmdirWait)
 	var errs []error
-	if l.dir != "" {
-		errs = append(errs, removeLeaf(l.dir, rmdirWait))
-	}
-	for _, v := range l.v1 {
-		errs = append(errs, removeLeaf(v.dir, rmdirWait))
+	for _, dir := range l.dirs() {
+		err := removeBy(dir, deadline)
+		if errors.Is(err, errDeadline) {
+			l.stats.Left = dir // empty cgroups only: not a failure of the cleanup
+			continue
+		}
+		errs = append(errs, err)
 	}
 	l.closeEr = errors.Join(errs...)
 	return l.closeEr
 }
 
-// removeLeaf removes dir and any cgroups the command made below it,
-// deepest first, retrying on EBUSY until the deadline.
-func removeLeaf(dir string, wait time.Duration) error {
-	entries, _ := os.ReadDir(dir) // unreadable: the rmdir below says why
-	for _, e := range entries {
-		if e.IsDir() {
-			_ = removeLeaf(filepath.Join(dir, e.Name()), wait)
-		}
+// dirs are the leaves: the v2 one first, then the v1 ones.
+func (l *Leaf) dirs() []string {
+	var out []string
+	if l.dir != "" {
+		out = append(out, l.dir)
 	}
-	deadline := time.Now().Add(wait)
-	for {
-		err := unix.Rmdir(dir)
-		if err == nil || errors.Is(err, unix.ENOENT) {
-			return nil
-		}
-		if !errors.Is(err, unix.EBUSY) || time.Now().After(deadline) {
-			return fmt.Errorf("removing cgroup %s: %w", dir, err)
-		}
-		time.Sleep(10 * time.Millisecond) // the kernel gives no event for "removable"
+	for _, v := range l.v1 {
+		out = append(out, v.dir)
 	}
+	return out
 }
 
 // populated reads "populated N" from an open cgroup.events.

@@ -13,7 +13,11 @@ type Options struct {
 }
 
 // Stats are what hit the limits.
-type Stats struct{ PidsLimitHit, OOMKills int64 }
+type Stats struct {
+	PidsLimitHit, OOMKills int64
+	Tampered               []string
+	Left                   string
+}
 
 // Leaf is unavailable on this system.
 type Leaf struct{}
@@ -22,6 +26,7 @@ type Leaf struct{}
 type Swept struct {
 	Path   string
 	Killed int
+	Left   string
 }
 
 // Discover returns ErrUnsupported.

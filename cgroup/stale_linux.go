@@ -5,33 +5,50 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
-)
 
-// leafPattern matches the leaves shellsup makes: shellsup-<pid>-<starttime>.
-var leafPattern = regexp.MustCompile(`^shellsup-([0-9]+)-([0-9]+)$`)
+	"github.com/shellsup/shellsup/internal/linux"
+)
 
 // v1Controllers are the v1 hierarchies shellsup makes leaves in.
 var v1Controllers = []string{"pids", "memory"}
 
-// Swept is one stale leaf removed by Sweep.
+// Swept is one leaf Sweep removed, or, with Left set, one it found and
+// left alone because its owner cannot be seen from here.
 type Swept struct {
 	Path   string // the leaf's directory
 	Killed int    // processes that were still in it
+	Left   string // why the leaf was left alone; "" when it was removed
 }
 
-// Sweep kills the processes of every stale leaf (shellsup-<pid>-<start>
-// whose pid is gone or has another start time) in the v2 parent ("" means
+// startSweepWait bounds the sweep at every start: the leaves it did not
+// reach are swept by the next start or by `shellsup sweep`.
+const startSweepWait = 2 * time.Second
+
+// Sweep kills the processes of every stale leaf in the v2 parent ("" means
 // shellsup's own cgroup) and in shellsup's own v1 pids and memory cgroups,
-// and removes the leaves. A leaf whose shellsup is alive is never touched.
-// The error joins the leaves that could not be removed; the others are
-// still swept.
+// and removes the leaves. A leaf is judged only if it was made in this
+// process's PID namespace and boot and /proc shows that namespace; it is
+// stale when its shellsup's pid is gone or has another start time. A leaf
+// whose shellsup is alive, or cannot be seen from here, is never touched:
+// the second kind is listed with Left saying why. The error joins the
+// leaves that could not be removed; the others are still swept.
 func Sweep(h Host, parent string) ([]Swept, error) {
+	me, seesOwn, err := self(h.Proc)
+	if err != nil {
+		return nil, err
+	}
+	return sweep(h, parent, me, seesOwn, time.Time{})
+}
+
+// sweep is Sweep as me; a non-zero until ends it early (the leaves not
+// reached are left for the next sweep).
+func sweep(h Host, parent string, me owner, seesOwn bool, until time.Time) ([]Swept, error) {
 	if parent == "" {
 		parent = h.Self
 	}
@@ -46,8 +63,9 @@ func Sweep(h Host, parent string) ([]Swept, error) {
 			dirs = append(dirs, d)
 		}
 	}
+	j := judge{proc: h.Proc, me: me, seesOwn: seesOwn, until: until}
 	for _, d := range dirs {
-		s, err := sweepDir(h.Proc, d)
+		s, err := j.sweepDir(d)
 		out = append(out, s...)
 		if err != nil {
 			errs = append(errs, err)
@@ -56,8 +74,16 @@ func Sweep(h Host, parent string) ([]Swept, error) {
 	return out, errors.Join(errs...)
 }
 
+// judge is one sweep's view: who is sweeping and through which /proc.
+type judge struct {
+	proc    string
+	me      owner
+	seesOwn bool
+	until   time.Time // zero: no bound
+}
+
 // sweepDir sweeps the stale leaves directly under dir.
-func sweepDir(proc, dir string) ([]Swept, error) {
+func (j judge) sweepDir(dir string) ([]Swept, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -68,11 +94,22 @@ func sweepDir(proc, dir string) ([]Swept, error) {
 	var out []Swept
 	var errs []error
 	for _, e := range entries {
-		if !e.IsDir() || !stale(proc, e.Name()) {
+		if !e.IsDir() {
 			continue
 		}
 		leaf := filepath.Join(dir, e.Name())
-		n, err := killLeaf(leaf)
+		switch j.verdict(e.Name()) {
+		case foreign:
+			out = append(out, Swept{Path: leaf, Left: j.whyForeign(e.Name())})
+			continue
+		case dead:
+		default:
+			continue
+		}
+		if !j.until.IsZero() && time.Now().After(j.until) {
+			return out, errors.Join(errs...)
+		}
+		n, err := killLeaf(j.proc, leaf)
 		if err == nil {
 			err = removeLeaf(leaf, rmdirWait)
 		}
@@ -85,28 +122,30 @@ func sweepDir(proc, dir string) ([]Swept, error) {
 	return out, errors.Join(errs...)
 }
 
-// stale says whether name is a shellsup leaf whose shellsup is gone: no
-// such pid, or a pid with another start time (reused).
+// whyForeign says why a leaf of another namespace or boot is left alone.
+func (j judge) whyForeign(name string) string {
+	o, _ := parseOwner(name)
+	switch {
+	case o.boot != j.me.boot:
+		return "made in another boot (" + o.boot + ")"
+	case o.ns != j.me.ns:
+		return fmt.Sprintf("made in another PID namespace (pid:[%d]; this is pid:[%d]); sweep it from there", o.ns, j.me.ns)
+	default:
+		return j.proc + " does not show this shellsup's own PID namespace, so no pid in it can be judged"
+	}
+}
+
+// stale says whether name is a leaf of mine whose shellsup is gone.
 func stale(proc, name string) bool {
-	m := leafPattern.FindStringSubmatch(name)
-	if m == nil {
-		return false
-	}
-	pid, err := strconv.Atoi(m[1])
-	if err != nil {
-		return false
-	}
-	start, err := startTime(proc, pid)
-	if err != nil {
-		return errors.Is(err, os.ErrNotExist) // unreadable for another reason: leave it
-	}
-	return strconv.FormatUint(start, 10) != m[2]
+	me, seesOwn, err := self(proc)
+	return err == nil && judge{proc: proc, me: me, seesOwn: seesOwn}.verdict(name) == dead
 }
 
 // killLeaf kills every process in leaf and below and waits for them to
-// leave it: cgroup.kill in v2, SIGKILL of each listed pid in v1 (which has
-// no cgroup.kill). It returns how many processes were in it.
-func killLeaf(leaf string) (int, error) {
+// leave it: cgroup.kill in v2; in v1 (no cgroup.kill), SIGKILL through a
+// pidfd to each listed process found a member of the leaf after its pidfd
+// was opened. It returns how many processes were in it.
+func killLeaf(proc, leaf string) (int, error) {
 	n := len(procsBelow(leaf))
 	if n == 0 {
 		return 0, nil
@@ -120,14 +159,45 @@ func killLeaf(leaf string) (int, error) {
 			return n, fmt.Errorf("%s still holds %d processes after SIGKILL", leaf, len(pids))
 		}
 		for _, p := range pids {
-			// Read from the cgroup a moment ago; a stale v1 leaf is normally
-			// emptied already by its v2 twin's cgroup.kill, so this by-pid
-			// kill (and its tiny reuse window) is the rare path.
-			_ = unix.Kill(p, unix.SIGKILL)
+			killMember(proc, p, filepath.Base(leaf))
 		}
 		time.Sleep(10 * time.Millisecond) // no event for "v1 cgroup empty"
 	}
 	return n, nil
+}
+
+// killMember SIGKILLs pid if it is a member of the cgroup called leaf (in
+// any hierarchy) through a pidfd opened before the membership was read:
+// the signal can only reach the process the pidfd names, and if that one
+// is alive for the signal it was alive when /proc/PID/cgroup was read, so
+// the read was about it and not about a process that took its pid since
+// it was listed.
+func killMember(proc string, pid int, leaf string) {
+	fd, err := linux.PidfdOpen(pid)
+	if err != nil {
+		return // gone
+	}
+	defer unix.Close(fd) // a pidfd holds nothing to flush
+	if !memberOf(proc, pid, leaf) {
+		return
+	}
+	_ = linux.PidfdSendSignal(fd, unix.SIGKILL) // ESRCH: it exited meanwhile
+}
+
+// memberOf says whether /proc/PID/cgroup puts pid in a cgroup named leaf
+// or below one.
+func memberOf(proc string, pid int, leaf string) bool {
+	b, err := os.ReadFile(filepath.Join(proc, strconv.Itoa(pid), "cgroup"))
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) == 3 && slices.Contains(strings.Split(parts[2], "/"), leaf) {
+			return true
+		}
+	}
+	return false
 }
 
 // waitEmpty waits, bounded, for cgroup.events of a v2 leaf to say

@@ -144,6 +144,14 @@ type Cleanup struct {
 	// (memory.events oom_kill). Present only when non-zero.
 	PidsLimitHit int64 `msgpack:"pidsLimitHit,omitempty"`
 	OOMKills     int64 `msgpack:"oomKills,omitempty"`
+	// Tampered names the leaf's limit files ("pids.max", "memory.max",
+	// …) written or changed after shellsup set them, by a command running
+	// as shellsup's own uid; absent when none was.
+	Tampered []string `msgpack:"tampered,omitempty"`
+	// LeafLeft is a leaf cgroup left in place for the next sweep (a
+	// process still pinned it, or the sub-cgroups the command made were
+	// not all removed by the cleanup's deadline); absent when none was.
+	LeafLeft string `msgpack:"leafLeft,omitempty"`
 }
 
 // Totals is the last frame of every run that started, sent exactly once.

@@ -84,6 +84,12 @@ func summary(t *protocol.Totals, code int, l lost) string {
 	if c.OOMKills > 0 {
 		fmt.Fprintf(&b, "; %d processes OOM-killed at --max-memory", c.OOMKills)
 	}
+	if len(c.Tampered) > 0 {
+		fmt.Fprintf(&b, "; LIMITS TAMPERED WITH by the command: %s", strings.Join(c.Tampered, ", "))
+	}
+	if c.LeafLeft != "" {
+		fmt.Fprintf(&b, "; cgroup %s left for the next sweep", c.LeafLeft)
+	}
 	fmt.Fprintf(&b, "; captured %d of %d bytes", t.CapturedBytes, t.TotalBytes)
 	if t.Truncated {
 		b.WriteString(" (truncated)")

@@ -404,6 +404,7 @@ func (s *session) totals(w *reaper.Waiter, end ending, rep reaper.Report, drainT
 			StragglersOmitted: len(rep.Stragglers) - len(stragglers),
 			Ms:                rep.Duration.Milliseconds(), DrainTimedOut: drainTimedOut,
 			PidsLimitHit: s.limits.PidsLimitHit, OOMKills: s.limits.OOMKills,
+			Tampered: s.limits.Tampered, LeafLeft: s.limits.Left,
 		},
 	}
 }

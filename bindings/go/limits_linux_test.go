@@ -30,6 +30,19 @@ func TestMaxProcsReachesTheLeaf(t *testing.T) {
 	assert.Zero(t, res.Cleanup.OOMKills)
 }
 
+func TestRaisedLimitReportedTampered(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for a cgroup leaf")
+	}
+	raise := strings.Replace(pidsMaxScript, `cat "$v2"; else cat "$v1"`, `f=$v2; else f=$v1`, 1) + "\necho max > \"$f\"; cat \"$f\""
+	req := newRequest(t, raise)
+	req.MaxProcs = 20
+	res, err := Run(context.Background(), req)
+	require.NoError(t, err)
+	assert.Equal(t, "max", strings.TrimSpace(res.Stdout), "the command (same uid) raised its own limit")
+	assert.Equal(t, []string{"pids.max"}, res.Cleanup.Tampered, "and the report says so")
+}
+
 func TestLimitsValidated(t *testing.T) {
 	for _, req := range []Request{{Command: "true", MaxProcs: -1}, {Command: "true", MaxProcs: 1}, {Command: "true", MaxProcs: 5 << 20}, {Command: "true", MaxMemory: 1024}} {
 		_, err := Run(context.Background(), req)

@@ -85,6 +85,11 @@ type Cleanup struct {
 	DrainTimedOut     bool          // a pipe stayed open after the tree was gone (held from outside it)
 	PidsLimitHit      int64         // forks refused at Request.MaxProcs
 	OOMKills          int64         // processes the kernel killed at Request.MaxMemory
+	// Tampered names the limit files ("pids.max", "memory.max", …) the
+	// command wrote or changed after shellsup set them: a command of
+	// shellsup's own uid can; Request.User makes the limits binding.
+	Tampered []string
+	LeafLeft string // a cgroup leaf left for the next sweep, "" when none was
 }
 
 // Straggler is a process shellsup could not remove before its deadline,
@@ -126,6 +131,7 @@ func cleanupOf(c protocol.Cleanup) Cleanup {
 		Tier: c.Tier, Trigger: c.Trigger, Signalled: c.Signalled, Killed: c.Killed, Reaped: c.Reaped,
 		Rounds: c.Rounds, Duration: time.Duration(c.Ms) * time.Millisecond, DrainTimedOut: c.DrainTimedOut,
 		StragglersOmitted: c.StragglersOmitted, PidsLimitHit: c.PidsLimitHit, OOMKills: c.OOMKills,
+		Tampered: c.Tampered, LeafLeft: c.LeafLeft,
 		Stragglers: make([]Straggler, 0, len(c.Stragglers)),
 	}
 	for _, s := range c.Stragglers {

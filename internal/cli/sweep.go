@@ -10,8 +10,9 @@ import (
 
 // sweep is `shellsup sweep [--cgroup PATH]`: it kills and removes the
 // stale leaf cgroups (those of shellsups that are gone) and prints one line
-// per leaf removed. It exits 0 when every stale leaf is gone, 125 when some
-// could not be removed or the command line is wrong.
+// per leaf removed, and one per leaf left alone because it was made in
+// another PID namespace or boot. It exits 0 when every stale leaf is gone,
+// 125 when some could not be removed or the command line is wrong.
 func sweep(argv []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("shellsup sweep", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -26,14 +27,20 @@ func sweep(argv []string, stdout, stderr io.Writer) int {
 		return 125
 	}
 	swept, err := cgroup.Sweep(h, *parent)
+	removed := 0
 	for _, s := range swept {
+		if s.Left != "" {
+			fmt.Fprintf(stdout, "shellsup: sweep: left %s alone: %s\n", s.Path, s.Left)
+			continue
+		}
+		removed++
 		fmt.Fprintf(stdout, "shellsup: sweep: killed %d processes in %s and removed it\n", s.Killed, s.Path)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "shellsup: sweep:", err)
 		return 125
 	}
-	if len(swept) == 0 {
+	if removed == 0 {
 		fmt.Fprintln(stdout, "shellsup: sweep: no stale leaves")
 	}
 	return 0

@@ -19,6 +19,16 @@ def test_max_procs_reaches_the_leaf():
     assert result.cleanup["stragglers"] == []
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root for a cgroup leaf")
+def test_raised_limit_reported_tampered():
+    raise_it = PIDS_MAX.replace('cat "$v2"; else cat "$v1"', 'f=$v2; else f=$v1') + '\necho max > "$f"; cat "$f"'
+    result = shell.run(raise_it, progress=None, max_procs=20)
+    assert result["stdout"] == "max\n"  # the command (same uid) raised its own limit...
+    assert result.cleanup["tampered"] == ["pids.max"]  # ...and the report says so
+    untouched = shell.run(PIDS_MAX, progress=None, max_procs=20)
+    assert "tampered" not in untouched.cleanup
+
+
 @pytest.mark.parametrize("kwargs,message", [
     ({"max_procs": 1}, "max_procs must be None or a whole number of processes, at least 2"),
     ({"max_procs": True}, "max_procs must be None"),

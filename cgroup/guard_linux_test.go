@@ -1,0 +1,191 @@
+package cgroup
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+)
+
+// fakeDelegatedV2 is a scratch tree standing in for a delegated cgroup v2
+// parent that passes the pids and memory controllers down, with one leaf
+// whose limit files exist: the v2-with-controllers path, which this host
+// (cgroup2 with no controllers) cannot give for real.
+func fakeDelegatedV2(t *testing.T) (Host, *Leaf) {
+	t.Helper()
+	parent := t.TempDir()
+	for f, v := range map[string]string{"cgroup.controllers": "pids memory\n", "cgroup.subtree_control": "pids memory\n"} {
+		require.NoError(t, os.WriteFile(filepath.Join(parent, f), []byte(v), 0o644))
+	}
+	l := &Leaf{name: me(t).name(), dirFD: -1, guard: newGuard()}
+	l.dir = filepath.Join(parent, l.name)
+	require.NoError(t, os.Mkdir(l.dir, 0o755))
+	for _, f := range []string{"pids.max", "pids.events", "memory.max", "memory.swap.max", "memory.events"} {
+		require.NoError(t, os.WriteFile(filepath.Join(l.dir, f), []byte("max\n"), 0o644))
+	}
+	t.Cleanup(l.guard.close)
+	return Host{Proc: "/proc", Unified: parent, Self: parent}, l
+}
+
+func TestTamperedLimitsReportedV2(t *testing.T) {
+	h, l := fakeDelegatedV2(t)
+	require.NoError(t, l.limit(h, h.Self, "pids", 20, "--max-procs 20", nil))
+	require.NoError(t, l.limit(h, h.Self, "memory", 64<<20, "--max-memory 64M", nil))
+	assert.Empty(t, l.Stats().Tampered, "shellsup's own writes are not tampering")
+
+	// The command raises pids.max, and writes memory.max and puts it back.
+	require.NoError(t, os.WriteFile(filepath.Join(l.dir, "pids.max"), []byte("max"), 0))
+	require.NoError(t, os.WriteFile(filepath.Join(l.dir, "memory.max"), []byte("max"), 0))
+	require.NoError(t, os.WriteFile(filepath.Join(l.dir, "memory.max"), []byte(fmt.Sprint(64<<20)), 0))
+	assert.Equal(t, []string{"pids.max", "memory.max"}, l.Stats().Tampered, "a change, and a write put back, are both seen")
+	assert.Equal(t, []string{"pids.max", "memory.max"}, l.Stats().Tampered, "latched")
+}
+
+func TestTamperedSeenByReadBackWithoutInotify(t *testing.T) {
+	h, l := fakeDelegatedV2(t)
+	require.NoError(t, l.limit(h, h.Self, "pids", 20, "--max-procs 20", nil))
+	unix.Close(l.guard.ino)
+	l.guard.ino = -1 // inotify unavailable (e.g. max_user_instances reached)
+	require.NoError(t, os.WriteFile(filepath.Join(l.dir, "pids.max"), []byte("max"), 0))
+	assert.Equal(t, []string{"pids.max"}, l.Stats().Tampered)
+}
+
+// mkTree makes n sub-cgroups below dir: width×depth chains.
+func mkTree(t *testing.T, dir string, width, depth int) {
+	t.Helper()
+	for i := 0; i < width; i++ {
+		p := filepath.Join(dir, fmt.Sprintf("w%d", i))
+		for d := 0; d < depth; d++ {
+			require.NoError(t, os.Mkdir(p, 0o755))
+			p = filepath.Join(p, "d")
+		}
+	}
+}
+
+func TestRemovalIsBounded(t *testing.T) {
+	h := realHost(t)
+	leaf := filepath.Join(privateParent(t, h), "leaf")
+	require.NoError(t, os.Mkdir(leaf, 0o755))
+	mkTree(t, leaf, 1000, 3) // 3000 sub-cgroups, as a command can make
+	start := time.Now()
+	err := removeBy(leaf, time.Now().Add(20*time.Millisecond))
+	took := time.Since(start)
+	require.ErrorIs(t, err, errDeadline)
+	assert.Less(t, took, 500*time.Millisecond, "removal stops at its deadline")
+	assert.DirExists(t, leaf, "what was left stays for the next sweep")
+	start = time.Now()
+	require.NoError(t, removeBy(leaf, time.Now().Add(30*time.Second)))
+	t.Logf("3000 sub-cgroups: the first 20 ms left some; the rest took %v", time.Since(start))
+	assert.NoDirExists(t, leaf)
+}
+
+func TestRemovalPastPathMax(t *testing.T) {
+	h := realHost(t)
+	leaf := filepath.Join(privateParent(t, h), "leaf")
+	require.NoError(t, os.Mkdir(leaf, 0o755))
+	// 40 levels of 200-byte names: 8 KB of path, twice PATH_MAX.
+	fd, err := unix.Open(leaf, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	require.NoError(t, err)
+	name := strings.Repeat("x", 200)
+	for i := 0; i < 40; i++ {
+		require.NoError(t, unix.Mkdirat(fd, name, 0o755))
+		next, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		require.NoError(t, err)
+		unix.Close(fd)
+		fd = next
+	}
+	unix.Close(fd)
+	require.NoError(t, removeBy(leaf, time.Now().Add(10*time.Second)))
+	assert.NoDirExists(t, leaf)
+}
+
+func TestLeafCloseRemovesSubCgroups(t *testing.T) {
+	h := realHost(t)
+	l, err := Open(h, Options{Parent: privateParent(t, h)})
+	require.NoError(t, err)
+	dir := l.Dir()
+	mkTree(t, dir, 100, 3)
+	start := time.Now()
+	require.NoError(t, l.Close())
+	assert.Less(t, time.Since(start), rmdirWait+500*time.Millisecond)
+	assert.NoDirExists(t, dir)
+	assert.Empty(t, l.Stats().Left)
+}
+
+// sleeper starts a bounded sleep of this test's own.
+func sleeper(t *testing.T) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command("/bin/sleep", "60")
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	return cmd
+}
+
+func alive(pid int) bool { return syscall.Kill(pid, 0) == nil && !zombie(pid) }
+
+func zombie(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	return i > 0 && len(b) > i+2 && (b[i+2] == 'Z' || b[i+2] == 'X')
+}
+
+func TestV1KillOnlyVerifiedMembers(t *testing.T) {
+	outsider := sleeper(t)
+	killMember("/proc", outsider.Process.Pid, "shellsup-1-2-3-"+strings.Repeat("a", 32))
+	assert.True(t, alive(outsider.Process.Pid), "a listed pid that is not in the leaf (its pid was reused) is not signalled")
+
+	h, err := Discover()
+	require.NoError(t, err)
+	v1, ok := h.V1["pids"]
+	if os.Geteuid() != 0 || !ok {
+		t.Skip("needs root and a v1 pids hierarchy")
+	}
+	parent := filepath.Join(v1, fmt.Sprintf("shellsup-test-%d-%s", os.Getpid(), t.Name()))
+	require.NoError(t, os.Mkdir(parent, 0o755))
+	t.Cleanup(func() { _ = removeLeaf(parent, time.Second) })
+	o := me(t)
+	o.start = 1 // stale
+	leaf := filepath.Join(parent, o.name())
+	require.NoError(t, os.Mkdir(leaf, 0o755))
+	member := sleeper(t)
+	require.NoError(t, os.WriteFile(filepath.Join(leaf, "cgroup.procs"), []byte(fmt.Sprint(member.Process.Pid)), 0))
+	swept, err := Sweep(Host{Proc: "/proc", V1: map[string]string{"pids": parent}}, "")
+	require.NoError(t, err)
+	require.Equal(t, []Swept{{Path: leaf, Killed: 1}}, swept)
+	_ = member.Wait()
+	assert.Equal(t, syscall.SIGKILL, member.ProcessState.Sys().(syscall.WaitStatus).Signal())
+	assert.NoDirExists(t, leaf)
+}
+
+func TestSweepLeavesForeignLeaves(t *testing.T) {
+	h := realHost(t)
+	parent := privateParent(t, h)
+	o := me(t)
+	o.pid, o.ns = 1<<22+1, o.ns+1 // a pid nobody has here, in another namespace
+	leaf := filepath.Join(parent, o.name())
+	require.NoError(t, os.Mkdir(leaf, 0o755))
+	t.Cleanup(func() {
+		_ = os.WriteFile(filepath.Join(leaf, "cgroup.kill"), []byte("1"), 0)
+		_ = removeLeaf(leaf, time.Second)
+	})
+	s := sleeper(t)
+	require.NoError(t, os.WriteFile(filepath.Join(leaf, "cgroup.procs"), []byte(fmt.Sprint(s.Process.Pid)), 0))
+	swept, err := Sweep(Host{Proc: "/proc", Unified: h.Unified, Self: parent}, "")
+	require.NoError(t, err)
+	require.Len(t, swept, 1)
+	assert.Equal(t, leaf, swept[0].Path)
+	assert.Contains(t, swept[0].Left, "another PID namespace")
+	assert.True(t, alive(s.Process.Pid), "a leaf whose owner cannot be seen is never killed")
+	assert.DirExists(t, leaf)
+}
