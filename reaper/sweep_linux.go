@@ -43,6 +43,9 @@ type sweep struct {
 	// (its parent changed, or its stat could not be read). Such a round is
 	// not a fixpoint, whatever else it found.
 	unsettled bool
+	// starved is set by a visit that could open no fd (the command lowered
+	// shellsup's RLIMIT_NOFILE): it worked from the held fds only.
+	starved bool
 	// tierKilled are the processes a tier's Kill killed, counted once in
 	// the report by countTierKills; the walk's later signals to them are
 	// not counted again.
