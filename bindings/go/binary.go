@@ -94,8 +94,9 @@ func why(err error) string {
 }
 
 // supervisorEnv is the environment of the shellsup process for bin: env
-// (nil meaning the caller's own), plus the embedded-mode marker when bin is
-// the re-executed calling program.
+// (nil meaning the caller's own), plus, when bin is the re-executed calling
+// program, the embedded-mode marker and the binary's runtime settings
+// (see embedmode.SupervisorEnv).
 func supervisorEnv(bin string, env []string) []string {
 	exe, ok, err := embedmode.Registered()
 	if !ok || err != nil || bin != exe {
@@ -104,7 +105,7 @@ func supervisorEnv(bin string, env []string) []string {
 	if env == nil {
 		env = os.Environ()
 	}
-	return append(slices.Clip(env), embedmode.Marker)
+	return embedmode.SupervisorEnv(slices.Clone(env))
 }
 
 // lookPath checks that path is an executable file (or finds a bare name in

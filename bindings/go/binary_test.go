@@ -152,15 +152,20 @@ func TestSupervisorEnvMarksOnlyTheEmbeddedSupervisor(t *testing.T) {
 	assert.Nil(t, supervisorEnv(l.real, nil))
 	embedmode.Register(l.program, nil)
 	assert.Equal(t, []string{"A=1"}, supervisorEnv(l.real, []string{"A=1"}))
-	assert.Equal(t, []string{"A=1", embedmode.Marker}, supervisorEnv(l.program, []string{"A=1"}))
-	assert.Equal(t, []string{embedmode.Marker}, supervisorEnv(l.program, []string{}))
+	godebug := "GODEBUG=" + embedmode.Godebug
+	assert.Equal(t, []string{"A=1", godebug, embedmode.Marker}, supervisorEnv(l.program, []string{"A=1"}))
+	assert.Equal(t, []string{godebug, embedmode.Marker}, supervisorEnv(l.program, []string{}))
+	// The harness's own GODEBUG comes first (the supervisor's settings win)
+	// and is saved for the command.
+	assert.Equal(t, []string{"A=1", embedmode.SavedGodebugName + "=x=1", "GODEBUG=x=1," + embedmode.Godebug, embedmode.Marker},
+		supervisorEnv(l.program, []string{"GODEBUG=x=1", "A=1"}))
 	inherited := supervisorEnv(l.program, nil)
-	assert.Equal(t, append(os.Environ(), embedmode.Marker), inherited)
-	// The caller's slice is never appended to in place.
-	own := make([]string, 1, 4)
-	own[0] = "A=1"
+	assert.Equal(t, embedmode.SupervisorEnv(os.Environ()), inherited)
+	// The caller's slice is never modified.
+	own := make([]string, 2, 4)
+	own[0], own[1] = "GODEBUG=x=1", "A=1"
 	_ = supervisorEnv(l.program, own)
-	assert.Equal(t, "", own[:2][1])
+	assert.Equal(t, []string{"GODEBUG=x=1", "A=1", ""}, own[:3])
 }
 
 // The binding must not link the supervisor: only the embedded package does.
