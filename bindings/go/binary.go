@@ -29,7 +29,10 @@ var executable = os.Executable
 //     embedded.Init (package bindings/go/embedded);
 //  4. "shellsup" in the directory of the calling program (os.Executable),
 //     as a release archive or a `go build -o` next to it leaves it;
-//  5. "shellsup" in $PATH (`go install ./cmd/shellsup` puts it there).
+//  5. "shellsup" in $PATH (`go install ./cmd/shellsup` puts it there),
+//     absolute directories only: an empty or relative element names the
+//     current directory, where a planted shellsup would run unsupervised
+//     (exec.LookPath refuses those too, unless GODEBUG=execerrdot=0).
 //
 // A place that is set but does not hold an executable (1–3) is an error:
 // Run never falls back to a binary the caller did not name. The not_found
@@ -53,11 +56,26 @@ func findBinary(explicit string) (string, error) {
 	if bin, ok := nextToExecutable(&looked); ok {
 		return bin, nil
 	}
-	bin, err := exec.LookPath("shellsup")
+	bin, err := onPath(&looked)
 	if err == nil {
 		return bin, nil
 	}
 	return "", notFound(append(looked, fmt.Sprintf("\"shellsup\" in $PATH (%s): not found", os.Getenv("PATH"))), err)
+}
+
+// onPath finds "shellsup" in the absolute directories of $PATH, recording
+// in looked each element it skipped.
+func onPath(looked *[]string) (string, error) {
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if !filepath.IsAbs(dir) {
+			*looked = append(*looked, fmt.Sprintf("%q in $PATH (skipped: not an absolute directory)", dir))
+			continue
+		}
+		if bin, err := exec.LookPath(filepath.Join(dir, "shellsup")); err == nil {
+			return bin, nil
+		}
+	}
+	return "", exec.ErrNotFound
 }
 
 // nextToExecutable looks for shellsup in the calling program's directory,

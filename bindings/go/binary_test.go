@@ -3,9 +3,11 @@ package shellsup
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -175,5 +177,30 @@ func TestBindingDoesNotImportTheSupervisor(t *testing.T) {
 	deps := strings.Fields(string(out))
 	for _, forbidden := range []string{"supervisor", "reaper", "internal/cli"} {
 		assert.NotContains(t, deps, "github.com/shellsup/shellsup/"+forbidden)
+	}
+}
+
+// An empty or relative $PATH element names the current directory (or one
+// below it): a shellsup planted there is never run, even with
+// GODEBUG=execerrdot=0, which makes exec.LookPath accept such results.
+func TestPathSkipsEmptyAndRelativeElements(t *testing.T) {
+	for _, element := range []string{"", ".", "bin"} {
+		t.Run(strconv.Quote(element), func(t *testing.T) {
+			l := newLayout(t)
+			t.Setenv("GODEBUG", "execerrdot=0")
+			cwd := t.TempDir()
+			require.NoError(t, os.Mkdir(filepath.Join(cwd, "bin"), 0o755))
+			l.put(t, cwd)
+			l.put(t, filepath.Join(cwd, "bin"))
+			t.Chdir(cwd)
+			t.Setenv("PATH", element+string(os.PathListSeparator)+l.pathDir)
+			_, err := findBinary("")
+			require.Error(t, err, "only the planted shellsup is reachable")
+			assert.Contains(t, err.Error(), fmt.Sprintf("%q in $PATH (skipped: not an absolute directory)", element))
+			onPath := l.put(t, l.pathDir)
+			got, err := findBinary("")
+			require.NoError(t, err)
+			assert.Equal(t, onPath, got)
+		})
 	}
 }
