@@ -65,6 +65,15 @@ type Config struct {
 	Dir string
 }
 
+// startDir is where bash starts: Dir, or Cwd in a Config not made by
+// Validate.
+func (c Config) startDir() string {
+	if c.Dir != "" {
+		return c.Dir
+	}
+	return c.Cwd
+}
+
 // timeoutDuration converts the validated timeout.
 func (c Config) timeoutDuration() time.Duration { return seconds(c.Timeout) }
 

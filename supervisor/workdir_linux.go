@@ -18,21 +18,21 @@ import (
 // workspace. A kernel without openat2 (before 5.6) gets the resolved path.
 func openWorkdir(cfg Config) (dir string, done func(), err error) {
 	if cfg.Workspace == "" {
-		return cfg.Dir, func() {}, nil
+		return cfg.startDir(), func() {}, nil
 	}
 	how := unix.OpenHow{Flags: unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS}
 	var fd int
 	for {
-		fd, err = unix.Openat2(unix.AT_FDCWD, cfg.Dir, &how)
+		fd, err = unix.Openat2(unix.AT_FDCWD, cfg.startDir(), &how)
 		if !errors.Is(err, unix.EINTR) {
 			break
 		}
 	}
 	switch {
 	case errors.Is(err, unix.ENOSYS):
-		return cfg.Dir, func() {}, nil
+		return cfg.startDir(), func() {}, nil
 	case err != nil:
-		return "", nil, fmt.Errorf("opening working directory %q (in workspace %q) with no symbolic link on the way: %w", cfg.Dir, cfg.Workspace, err)
+		return "", nil, fmt.Errorf("opening working directory %q (in workspace %q) with no symbolic link on the way: %w", cfg.startDir(), cfg.Workspace, err)
 	}
 	return "/proc/self/fd/" + strconv.Itoa(fd), func() { unix.Close(fd) }, nil // O_PATH: nothing to flush
 }
