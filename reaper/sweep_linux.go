@@ -255,7 +255,7 @@ func (s *sweep) forget(t *target) {
 func (s *sweep) stragglers() []Straggler {
 	procs, err := s.dir.descendants(s.self)
 	if err != nil {
-		return []Straggler{{Reason: fmt.Sprintf("scanning /proc for stragglers: %v", err)}}
+		return s.undescribed(err)
 	}
 	out := make([]Straggler, 0, len(procs))
 	for _, p := range procs {
@@ -269,6 +269,21 @@ func (s *sweep) stragglers() []Straggler {
 		// The tree emptied between the last wait and this scan; only
 		// unreaped zombies of shellsup itself can be left, about to be reaped.
 		return nil
+	}
+	return out
+}
+
+// undescribed is the report when /proc cannot be scanned: the scan's
+// error, and, when no fd could be had, shellsup's children from the held
+// children file, by pid.
+func (s *sweep) undescribed(err error) []Straggler {
+	out := []Straggler{{Reason: fmt.Sprintf("scanning /proc for stragglers: %v", err)}}
+	if !starvedErr(err) {
+		return out
+	}
+	kids, _ := readHeldChildren(heldChildren()) // opens nothing; an error leaves only the scan's
+	for _, pid := range kids {
+		out = append(out, Straggler{Pid: pid, Reason: "a child of shellsup, not described: no fd could be opened (RLIMIT_NOFILE lowered)"})
 	}
 	return out
 }
