@@ -13,6 +13,15 @@ type Port struct {
 	Pid   int    `msgpack:"pid"` // a process of the set holding the socket
 }
 
+// Proc is one process of the set, by identity: its pid and its start time
+// (clock ticks since boot, field 22 of /proc/PID/stat). A pid whose process
+// now has another start time names a stranger that took a dead member's
+// pid, and its sockets are not the set's.
+type Proc struct {
+	Pid   int
+	Start uint64
+}
+
 // dedupe sorts ps by port, protocol and address and keeps one entry (the
 // lowest pid's) per port, protocol and address: SO_REUSEPORT sockets, or
 // one per process of a pre-forked server, are one listener to a client.

@@ -7,23 +7,28 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/shellsup/shellsup/internal/procstat"
 )
 
 // Listening returns the listening ports of pids that are reachable from
 // shellsup: sockets in the network namespace of procRoot/self (shellsup's
 // own), read from procRoot (always "/proc" outside tests). Each
 // proto/addr/port is listed once, sorted by port then protocol and address.
-// Processes that exit meanwhile are skipped.
+// Processes that exit meanwhile are skipped, and so is a pid that names a
+// process with another start time than the one given (a stranger that took
+// the pid of a member that died): a process's sockets count only if its
+// start time, read after its fds, is the one given.
 //
 // Only shellsup's own namespace's tables are read: a socket that a process
 // of the set created in another network namespace (unshare -n) is not in
 // them, so it is never reported, even when it has the port of a stranger
 // listening in ours. A socket the set holds that was created in ours (and
 // inherited across an unshare) is, as it is reachable here.
-func Listening(procRoot string, pids []int) ([]Port, error) {
+func Listening(procRoot string, procs []Proc) ([]Port, error) {
 	owner := map[uint64]int{} // socket inode → pid
-	for _, pid := range pids {
-		socketsOf(procRoot, pid, owner)
+	for _, p := range procs {
+		socketsOf(procRoot, p, owner)
 	}
 	var out []Port
 	if len(owner) == 0 {
@@ -39,13 +44,32 @@ func Listening(procRoot string, pids []int) ([]Port, error) {
 	return dedupe(out), nil
 }
 
-// socketsOf records the socket inodes behind pid's fds.
-func socketsOf(procRoot string, pid int, owner map[uint64]int) {
-	dir := fmt.Sprintf("%s/%d/fd", procRoot, pid)
+// socketsOf records the socket inodes behind p's fds, if p still is the
+// process given: its start time is read after the fds (a pid keeps naming
+// one process from its start to its reap, so the same start time then
+// means the fds read were that process's).
+func socketsOf(procRoot string, p Proc, owner map[uint64]int) {
+	inodes := socketInodes(fmt.Sprintf("%s/%d/fd", procRoot, p.Pid))
+	if len(inodes) == 0 {
+		return
+	}
+	if st, err := procstat.Read(procRoot, p.Pid); err != nil || st.Start != p.Start {
+		return // exited, or the pid names a stranger now
+	}
+	for _, ino := range inodes {
+		if cur, seen := owner[ino]; !seen || p.Pid < cur {
+			owner[ino] = p.Pid // the lowest pid, whatever order the set came in
+		}
+	}
+}
+
+// socketInodes lists the socket inodes behind the fds in dir.
+func socketInodes(dir string) []uint64 {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return // exited, or not ours to read
+		return nil // exited, or not ours to read
 	}
+	var out []uint64
 	for _, e := range ents {
 		link, err := os.Readlink(dir + "/" + e.Name())
 		if err != nil {
@@ -53,12 +77,11 @@ func socketsOf(procRoot string, pid int, owner map[uint64]int) {
 		}
 		if s, ok := strings.CutPrefix(link, "socket:["); ok {
 			if ino, err := strconv.ParseUint(strings.TrimSuffix(s, "]"), 10, 64); err == nil {
-				if cur, seen := owner[ino]; !seen || pid < cur {
-					owner[ino] = pid // the lowest pid, whatever order the set came in
-				}
+				out = append(out, ino)
 			}
 		}
 	}
+	return out
 }
 
 // table reads one /proc/net table and keeps the listening sockets owned by

@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/shellsup/shellsup/internal/procstat"
 )
 
 // TestOwnListenersFoundStrangersNot: a TCP and a UDP listener of this
@@ -36,7 +38,7 @@ s=socket.socket(); s.bind(("127.0.0.1",0)); s.listen(); print(s.getsockname()[1]
 	strangerPort, err := strconv.Atoi(strings.TrimSpace(line))
 	require.NoError(t, err)
 
-	mine, err := Listening("/proc", []int{os.Getpid()})
+	mine, err := Listening("/proc", procsOf(t, os.Getpid()))
 	require.NoError(t, err)
 	tcpPort := tcp.Addr().(*net.TCPAddr).Port
 	udpPort := udp.LocalAddr().(*net.UDPAddr).Port
@@ -49,7 +51,7 @@ s=socket.socket(); s.bind(("127.0.0.1",0)); s.listen(); print(s.getsockname()[1]
 	deadline := time.Now().Add(10 * time.Second)
 	var theirs []Port
 	for time.Now().Before(deadline) {
-		theirs, err = Listening("/proc", []int{stranger.Process.Pid})
+		theirs, err = Listening("/proc", procsOf(t, stranger.Process.Pid))
 		require.NoError(t, err)
 		if len(theirs) > 0 {
 			break
@@ -60,7 +62,7 @@ s=socket.socket(); s.bind(("127.0.0.1",0)); s.listen(); print(s.getsockname()[1]
 }
 
 func TestGoneProcessesAreSkipped(t *testing.T) {
-	ps, err := Listening("/proc", []int{1 << 30})
+	ps, err := Listening("/proc", []Proc{{Pid: 1 << 30}})
 	require.NoError(t, err)
 	assert.Empty(t, ps)
 }
@@ -112,7 +114,7 @@ func TestOtherNetnsListenerNotReported(t *testing.T) {
 	pid, line := listener(t, "unshare", "-rn", "python3", "-u", "-c", `import socket, time
 s = socket.socket(); s.bind(("0.0.0.0", 0)); s.listen(); print(s.getsockname()[1]); time.sleep(30)`)
 	require.NotEmpty(t, line)
-	elsewhere, err := Listening("/proc", withChildren(t, pid))
+	elsewhere, err := Listening("/proc", procsOf(t, withChildren(t, pid)...))
 	require.NoError(t, err)
 	assert.Empty(t, elsewhere, "listener on %s in another netns", line)
 
@@ -124,7 +126,7 @@ print(s.getsockname()[1], "moved" if ok else "stayed"); time.sleep(30)`)
 	if moved != "moved" {
 		t.Skip("unshare(CLONE_NEWNET) needs CAP_SYS_ADMIN")
 	}
-	kept, err := Listening("/proc", withChildren(t, pid))
+	kept, err := Listening("/proc", procsOf(t, withChildren(t, pid)...))
 	require.NoError(t, err)
 	want, err := strconv.Atoi(port)
 	require.NoError(t, err)
@@ -155,9 +157,41 @@ print(a.getsockname()[1]); time.sleep(30)`)
 	}
 	pids = append(pids, withChildren(t, pids[1])[1:]...)
 	require.Len(t, pids, 3, "timeout, python and its fork")
-	got, err := Listening("/proc", pids)
+	got, err := Listening("/proc", procsOf(t, pids...))
 	require.NoError(t, err)
 	require.Len(t, got, 1, "%+v", got)
 	assert.Equal(t, want, got[0].Port)
 	assert.Equal(t, min(pids[1], pids[2]), got[0].Pid, "the lowest pid holding it")
+}
+
+// procsOf gives each pid with its start time.
+func procsOf(t *testing.T, pids ...int) []Proc {
+	t.Helper()
+	out := make([]Proc, 0, len(pids))
+	for _, pid := range pids {
+		st, err := procstat.Read("/proc", pid)
+		if err != nil {
+			continue // exited: Listening skips it too
+		}
+		out = append(out, Proc{Pid: pid, Start: st.Start})
+	}
+	return out
+}
+
+// TestListenerOfAReusedPidNotReported: a pid given with another start time
+// than its process's names a stranger that took a dead member's pid: its
+// sockets are not the set's.
+func TestListenerOfAReusedPidNotReported(t *testing.T) {
+	tcp, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer tcp.Close()
+	me := procsOf(t, os.Getpid())
+	require.Len(t, me, 1)
+	mine, err := Listening("/proc", me)
+	require.NoError(t, err)
+	assert.NotEmpty(t, mine, "with the true start time")
+	stale := []Proc{{Pid: me[0].Pid, Start: me[0].Start + 1}}
+	theirs, err := Listening("/proc", stale)
+	require.NoError(t, err)
+	assert.Empty(t, theirs, "the pid with a start time that is not its process's")
 }

@@ -8,4 +8,4 @@ import "errors"
 var ErrUnsupported = errors.New("ports: only supported on Linux")
 
 // Listening returns ErrUnsupported.
-func Listening(string, []int) ([]Port, error) { return nil, ErrUnsupported }
+func Listening(string, []Proc) ([]Port, error) { return nil, ErrUnsupported }

@@ -53,6 +53,7 @@ const landing = 100 * time.Millisecond
 // a process whose chain up to shellsup was verified (see docs/cleanup.md).
 func (c *Containment) Cleanup(w *Waiter, d Deadlines) Report {
 	start := time.Now()
+	restoreNofile(c.nofile)
 	s := newSweep(c, w)
 	if !c.disabled && !s.empty() {
 		graceEnd := start.Add(d.Grace)
@@ -164,7 +165,9 @@ func (s *sweep) kill(hardEnd time.Time) {
 // stopTree is step 3: stop rounds until one finds nobody new (or the
 // deadline), always at least one.
 func (s *sweep) stopTree(hardEnd time.Time) {
-	for s.stopRound() > 0 || s.unsettled {
+	// A starved round (no fd to be had) is never settled: the kill pass
+	// that follows is what makes progress then.
+	for s.stopRound() > 0 || s.unsettled && !s.starved {
 		if s.empty() || !time.Now().Before(hardEnd) {
 			return
 		}

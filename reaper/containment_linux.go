@@ -3,6 +3,10 @@ package reaper
 import (
 	"os"
 	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/shellsup/shellsup/internal/linux"
 )
 
 // Containment is the set of tiers guarding one run. Create it with Setup
@@ -11,16 +15,19 @@ type Containment struct {
 	procRoot string
 	self     int
 	tiers    []Tier
-	disabled bool // test-only negative control: Cleanup does nothing
+	nofile   unix.Rlimit // RLIMIT_NOFILE at Setup, restored at Cleanup
+	disabled bool        // test-only negative control: Cleanup does nothing
 }
 
 // Setup makes shellsup a child subreaper and checks that procRoot (always
 // "/proc" outside tests) is a mounted procfs that can enumerate processes,
 // and that pidfds work. Any failure is an *UnavailableError: shellsup
 // refuses to run rather than run with weaker containment. It also starts
-// the OS threads the process will need (see reserveThreads), as the fd
-// reserve was taken at init: what a command could deny shellsup later by
-// lowering its rlimits is held before the command exists.
+// the OS threads the process will need (see reserveThreads) and opens the
+// children file the cleanup re-reads when it can open nothing (see
+// heldChildren), as the fd reserve was taken at init: what a command could
+// deny shellsup later by lowering its rlimits is held before the command
+// exists.
 func Setup(procRoot string) (*Containment, error) {
 	reserveThreads()
 	if err := becomeSubreaper(); err != nil {
@@ -32,7 +39,12 @@ func Setup(procRoot string) (*Containment, error) {
 	if err := probePidfd(); err != nil {
 		return nil, err
 	}
-	return &Containment{procRoot: procRoot, self: os.Getpid(), tiers: []Tier{subreaperTier{}}}, nil
+	heldChildren()
+	c := &Containment{procRoot: procRoot, self: os.Getpid(), tiers: []Tier{subreaperTier{}}}
+	if err := linux.Getrlimit(unix.RLIMIT_NOFILE, &c.nofile); err != nil {
+		return nil, &UnavailableError{What: "reading RLIMIT_NOFILE", Err: err}
+	}
+	return c, nil
 }
 
 // Disabled returns a Containment that neither sets the subreaper bit nor

@@ -18,7 +18,10 @@
 // start time it was seen alive after) and signalled through a pidfd opened
 // and checked against it just before the signal. The cleanup holds at most
 // two fds at a time, and falls back on low-numbered fds reserved at process
-// start when the command has lowered shellsup's RLIMIT_NOFILE. Exactly one
+// start when the command has lowered shellsup's RLIMIT_NOFILE; when not even
+// those can be had (a limit of 3 or less), it kills shellsup's children by
+// pid, found through a children file held open since Setup, until none is
+// left (see held_linux.go). Exactly one
 // goroutine, the Waiter's, reaps children. docs/cleanup.md gives the
 // algorithm and the argument.
 //

@@ -323,3 +323,48 @@ func TestReuseStrangersChildAtFreshPid(t *testing.T) {
 		return launch(t, dir, rt.d1, 3000)
 	})
 }
+
+// TestReuseLeaderPidReapedLater: after bash (the leader) exits 3 and is
+// reaped, a process of its tree takes bash's freed pid (freezing the test
+// binary while it writes ns_last_pid and forks, as the launcher does) and
+// is orphaned, so the Waiter reaps it too, under the leader's pid, exit 0.
+// The leader's status stays 3. Before, the later reap overwrote it.
+func TestReuseLeaderPidReapedLater(t *testing.T) {
+	dir, inner := inNamespace(t)
+	if !inner {
+		return
+	}
+	reserveThreads() // as Setup does: a thread the runtime started later would take the freed pid
+	took := filepath.Join(dir, "took")
+	// The helper leaves bash's session at once (setsid): a pid stays
+	// allocated while it names a live session or process group.
+	helper := fmt.Sprintf(`leader=$1 harness=$2
+stopped() {
+	local task line st
+	for task in /proc/$1/task/*; do
+		read -r line < "$task/stat" || continue
+		st=${line##*) }; st=${st:0:1}
+		[ "$st" = T ] || [ "$st" = t ] || return 1
+	done
+}
+for ((i = 0; i < 1000000; i++)); do kill -0 $leader 2>/dev/null || break; done
+kill -STOP $harness
+until stopped $harness; do :; done
+echo $((leader - 1)) > /proc/sys/kernel/ns_last_pid
+sleep 0.2 &
+kill -CONT $harness
+echo "$! $leader" > %s`, took)
+	w, _ := tree(t, `setsid bash -c '`+helper+`' helper $$ $PPID &
+exit 3`)
+	select {
+	case <-w.Empty():
+	case <-time.After(30 * time.Second):
+		t.Fatal("the tree did not empty")
+	}
+	b, err := os.ReadFile(took)
+	require.NoError(t, err)
+	f := strings.Fields(string(b))
+	require.Len(t, f, 2, "%q", b)
+	require.Equal(t, f[1], f[0], "the orphan took the leader's pid")
+	assert.Equal(t, 3, w.LeaderStatus().ExitStatus(), "the leader's status, not the later child's under its pid")
+}

@@ -43,6 +43,9 @@ type sweep struct {
 	// (its parent changed, or its stat could not be read). Such a round is
 	// not a fixpoint, whatever else it found.
 	unsettled bool
+	// starved is set by a visit that could open no fd (the command lowered
+	// shellsup's RLIMIT_NOFILE): it worked from the held fds only.
+	starved bool
 	// tierKilled are the processes a tier's Kill killed, counted once in
 	// the report by countTierKills; the walk's later signals to them are
 	// not counted again.
@@ -252,7 +255,7 @@ func (s *sweep) forget(t *target) {
 func (s *sweep) stragglers() []Straggler {
 	procs, err := s.dir.descendants(s.self)
 	if err != nil {
-		return []Straggler{{Reason: fmt.Sprintf("scanning /proc for stragglers: %v", err)}}
+		return s.undescribed(err)
 	}
 	out := make([]Straggler, 0, len(procs))
 	for _, p := range procs {
@@ -266,6 +269,21 @@ func (s *sweep) stragglers() []Straggler {
 		// The tree emptied between the last wait and this scan; only
 		// unreaped zombies of shellsup itself can be left, about to be reaped.
 		return nil
+	}
+	return out
+}
+
+// undescribed is the report when /proc cannot be scanned: the scan's
+// error, and, when no fd could be had, shellsup's children from the held
+// children file, by pid.
+func (s *sweep) undescribed(err error) []Straggler {
+	out := []Straggler{{Reason: fmt.Sprintf("scanning /proc for stragglers: %v", err)}}
+	if !starvedErr(err) {
+		return out
+	}
+	kids, _ := readHeldChildren(heldChildren()) // opens nothing; an error leaves only the scan's
+	for _, pid := range kids {
+		out = append(out, Straggler{Pid: pid, Reason: "a child of shellsup, not described: no fd could be opened (RLIMIT_NOFILE lowered)"})
 	}
 	return out
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -59,4 +61,21 @@ func TestChildStateTellsAZombie(t *testing.T) {
 	<-w.LeaderExited()
 	assert.Equal(t, notChild, w.childState(w.leader), "reaped")
 	<-w.Empty()
+}
+
+// TestLeaderStatusIsRecordedOnce: once bash is reaped its pid is free,
+// and an orphan that takes it later (pid reuse) is reaped under the same
+// pid. The leader's status is the first reaped under that pid and is never
+// overwritten: the later reap is recorded here as the Waiter's loop would.
+func TestLeaderStatusIsRecordedOnce(t *testing.T) {
+	w, _ := tree(t, "exit 3")
+	select {
+	case <-w.LeaderExited():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the leader was not reaped")
+	}
+	require.Equal(t, 3, w.LeaderStatus().ExitStatus())
+	assert.False(t, w.record(w.leader, unix.WaitStatus(9)), "a later child under the leader's pid is not the leader") // killed by SIGKILL
+	assert.Equal(t, 3, w.LeaderStatus().ExitStatus(), "the leader's status stands")
+	assert.False(t, w.LeaderStatus().Signaled())
 }

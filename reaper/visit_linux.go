@@ -38,7 +38,7 @@ func (s *sweep) visit(full bool) []*target {
 	if testHookVisit != nil {
 		testHookVisit(s.phase, s.rep.Rounds)
 	}
-	s.unsettled = false
+	s.unsettled, s.starved = false, false
 	r := &round{members: map[int]*target{}, byParent: map[int][]proc{}}
 	s.w.Pin(func() {
 		s.children(r)
@@ -59,10 +59,14 @@ func (s *sweep) visit(full bool) []*target {
 func (s *sweep) children(r *round) {
 	kids, err := s.dir.children(s.self)
 	if err != nil {
-		s.unsettled = true
+		s.unreadable(err)
+		kids, _ = readHeldChildren(heldChildren()) // opens nothing; an error leaves kids empty
 	}
 	for _, pid := range kids {
 		s.addChild(r, pid, 0)
+	}
+	if l := s.w.leader; r.members[l] == nil && s.w.isChild(l) {
+		s.addChild(r, l, 0) // bash, if a thread other than the main one forked it
 	}
 	for pid, t := range s.targets {
 		if t.child && r.members[pid] == nil && s.w.isChild(pid) {
@@ -116,14 +120,14 @@ func (s *sweep) recall(r *round) {
 func (s *sweep) scan(r *round) {
 	pids, err := s.dir.pids()
 	if err != nil {
-		s.unsettled = true // /proc was readable at setup; a transient EMFILE is retried next round
+		s.unreadable(err) // /proc was readable at setup; a transient EMFILE is retried next round
 		return
 	}
 	for _, pid := range pids {
 		p, err := s.dir.stat(pid)
 		if err != nil {
 			if !gone(err) {
-				s.unsettled = true // unreadable: this round cannot be a fixpoint
+				s.unreadable(err) // this round cannot be a fixpoint
 			}
 			continue
 		}
@@ -190,7 +194,7 @@ func (s *sweep) admit(p proc, m *target) *target {
 	fd, err := openVerified(&s.dir, p)
 	if err != nil {
 		if !gone(err) {
-			s.unsettled = true
+			s.unreadable(err)
 		}
 		return nil
 	}
@@ -200,6 +204,15 @@ func (s *sweep) admit(p proc, m *target) *target {
 		return nil
 	}
 	return s.track(&target{pid: p.pid, ppid: p.ppid, start: p.start, state: p.state})
+}
+
+// unreadable records that this round could not read something: it is not
+// a fixpoint, and if no fd could be had, it is starved.
+func (s *sweep) unreadable(err error) {
+	s.unsettled = true
+	if starvedErr(err) {
+		s.starved = true
+	}
 }
 
 // holds reports whether member m still holds its pid.

@@ -19,13 +19,17 @@ import (
 // an exit, so no SIGCHLD handling is involved (SIGCHLDs coalesce; a design
 // driven by them must loop and poll to be safe).
 type Waiter struct {
-	leader  int
-	exited  chan struct{} // closed when the leader is reaped
-	empty   chan struct{} // closed when wait reports ECHILD
-	reapMu  sync.Mutex    // held around each reap; see Pin
-	mu      sync.Mutex
-	status  unix.WaitStatus
-	nReaped int
+	leader int
+	exited chan struct{} // closed when the leader is reaped
+	empty  chan struct{} // closed when wait reports ECHILD
+	reapMu sync.Mutex    // held around each reap; see Pin
+	mu     sync.Mutex
+	status unix.WaitStatus
+	// leaderReaped: status is set. The leader's pid is free once it is
+	// reaped, and an orphan that later takes it and is reaped in turn
+	// must not overwrite the leader's status.
+	leaderReaped bool
+	nReaped      int
 	// Under reapMu: reaps counts every reap, and once a cleanup has
 	// started (reapedAt not nil) reapedAt[pid] is the count at pid's last
 	// reap. A cleanup remembers the count when it verified a child, so a
@@ -230,13 +234,15 @@ func (w *Waiter) reapOne(ws *unix.WaitStatus) (int, error) {
 	return pid, err
 }
 
-// record counts a reaped child and keeps the leader's status.
+// record counts a reaped child and keeps the leader's status: that of the
+// first child reaped under the leader's pid, which is the leader (a pid is
+// not reused while its process is unreaped).
 func (w *Waiter) record(pid int, ws unix.WaitStatus) (isLeader bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.nReaped++
-	if pid == w.leader {
-		w.status = ws
+	if pid == w.leader && !w.leaderReaped {
+		w.status, w.leaderReaped = ws, true
 		return true
 	}
 	return false

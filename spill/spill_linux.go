@@ -10,7 +10,9 @@ import (
 )
 
 // CheckDir checks that dir can hold spill directories: an existing
-// directory, not a symbolic link, writable by shellsup and by nobody else.
+// directory, not a symbolic link, owned by shellsup's user and writable by
+// nobody else (as ssh checks ~/.ssh: another user who owns the directory
+// could replace or read what shellsup puts in it).
 // The error quotes dir and says what is wrong.
 func CheckDir(dir string) error {
 	var st unix.Stat_t
@@ -25,6 +27,8 @@ func CheckDir(dir string) error {
 		return fmt.Errorf("spill directory %q is a symbolic link; name the directory itself", dir)
 	case st.Mode&unix.S_IFMT != unix.S_IFDIR:
 		return fmt.Errorf("spill directory %q is not a directory", dir)
+	case int(st.Uid) != os.Geteuid():
+		return fmt.Errorf("spill directory %q is owned by uid %d, not shellsup's (uid %d); use a directory of shellsup's own user", dir, st.Uid, os.Geteuid())
 	case st.Mode&0o022 != 0:
 		return fmt.Errorf("spill directory %q is writable by group or others (mode %04o); use a directory only its owner can write", dir, st.Mode&0o7777)
 	}

@@ -56,6 +56,12 @@ func TestCheckDirRefusals(t *testing.T) {
 		open:                           "writable by group or others (mode 0777)",
 		link:                           "is a symbolic link",
 	}
+	if os.Geteuid() == 0 {
+		theirs := filepath.Join(base, "theirs")
+		require.NoError(t, os.Mkdir(theirs, 0o755))
+		require.NoError(t, os.Chown(theirs, 65534, 65534))
+		rows[theirs] = "owned by uid 65534, not shellsup's (uid 0)"
+	}
 	for dir, want := range rows {
 		err := CheckDir(dir)
 		require.Error(t, err, dir)

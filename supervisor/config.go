@@ -67,6 +67,18 @@ type Config struct {
 	// User, when not nil, is who bash runs as (--user), looked up in
 	// /etc/passwd and /etc/group.
 	User *credential.User
+	// Dir is where bash starts: Cwd with every symbolic link resolved when
+	// a workspace is set (the path checked against it), else Cwd.
+	Dir string
+}
+
+// startDir is where bash starts: Dir, or Cwd in a Config not made by
+// Validate.
+func (c Config) startDir() string {
+	if c.Dir != "" {
+		return c.Dir
+	}
+	return c.Cwd
 }
 
 // timeoutDuration converts the validated timeout.
@@ -124,8 +136,9 @@ func (a Args) Validate() (Config, error) {
 	if cfg.Cwd, err = resolveCwd(cwd); err != nil {
 		return cfg, err
 	}
+	cfg.Dir = cfg.Cwd
 	if cfg.Workspace != "" {
-		if err = checkInside(cfg.Cwd, a.Workspace, cfg.Workspace); err != nil {
+		if cfg.Dir, err = checkInside(cfg.Cwd, a.Workspace, cfg.Workspace); err != nil {
 			return cfg, err
 		}
 	}
@@ -221,22 +234,22 @@ func resolveWorkspace(dir string) (string, error) {
 }
 
 // checkInside refuses a working directory that, with every symbolic link
-// followed, is not the workspace or below it. given is the workspace as
-// the user typed it, for the message.
-func checkInside(cwd, given, workspace string) error {
+// followed, is not the workspace or below it, and returns it resolved.
+// given is the workspace as the user typed it, for the message.
+func checkInside(cwd, given, workspace string) (string, error) {
 	real, err := filepath.EvalSymlinks(cwd)
 	if err != nil {
-		return invalid("cwd %q cannot be resolved to check it lies in workspace %q: %v", cwd, given, err)
+		return "", invalid("cwd %q cannot be resolved to check it lies in workspace %q: %v", cwd, given, err)
 	}
 	rel, err := filepath.Rel(workspace, real)
 	if err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
-		return nil
+		return real, nil
 	}
 	where := strconv.Quote(given)
 	if abs, _ := filepath.Abs(given); abs != workspace {
 		where += fmt.Sprintf(" (%q)", workspace)
 	}
-	return invalid("cwd %q resolves to %q, outside workspace %s: the working directory must be the workspace or lie below it, symbolic links followed",
+	return "", invalid("cwd %q resolves to %q, outside workspace %s: the working directory must be the workspace or lie below it, symbolic links followed",
 		cwd, real, where)
 }
 

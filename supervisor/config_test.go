@@ -16,7 +16,7 @@ func TestValidateDefaults(t *testing.T) {
 	cfg, err := Args{Command: []string{"true"}}.Validate()
 	require.NoError(t, err)
 	wd, _ := os.Getwd()
-	assert.Equal(t, Config{Command: "true", Cwd: wd, Timeout: 120, Budget: 65536, Grace: 2}, cfg)
+	assert.Equal(t, Config{Command: "true", Cwd: wd, Dir: wd, Timeout: 120, Budget: 65536, Grace: 2}, cfg)
 }
 
 func TestValidateAccepts(t *testing.T) {

@@ -60,7 +60,7 @@ func spawnInNamespace(cfg Config, cont *reaper.Containment, leaf *cgroup.Leaf) (
 	env := childEnv(os.Environ(), cfg)
 	files := sio.files()
 	spec := pidns.Spec{
-		Command: cfg.Command, NoLogin: cfg.NoLogin, Cwd: cfg.Cwd, Env: env,
+		Command: cfg.Command, NoLogin: cfg.NoLogin, Cwd: cfg.startDir(), Env: env,
 		Stdio: [3]uintptr{files[0], files[1], files[2]},
 		User:  cfg.User,
 	}

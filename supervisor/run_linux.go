@@ -424,7 +424,7 @@ func (s *session) keptText(res *protocol.Result) int64 {
 // answerPorts answers a ports query with the ports the tree listens on,
 // unless the totals have been sent.
 func (s *session) answerPorts(query *protocol.Ports) {
-	list, err := ports.Listening("/proc", treePids("/proc", os.Getpid()))
+	list, err := ports.Listening("/proc", treeProcs("/proc", os.Getpid()))
 	if err != nil {
 		list = nil // an unreadable table: answer what is known, nothing
 	}

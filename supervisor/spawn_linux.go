@@ -53,6 +53,11 @@ func (e *execError) exitCode() int {
 // an empty signal mask; born in leaf's cgroups when there is a leaf.
 // shellsup is made non-dumpable first (see forbidDumps).
 func spawn(cfg Config, leaf *cgroup.Leaf) (*child, error) {
+	dir, dirDone, err := openWorkdir(cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer dirDone()
 	sio, err := openStdio()
 	if err != nil {
 		return nil, err
@@ -60,7 +65,7 @@ func spawn(cfg Config, leaf *cgroup.Leaf) (*child, error) {
 	argv := shellArgv(cfg)
 	env := childEnv(os.Environ(), cfg)
 	attr := &syscall.ProcAttr{
-		Dir:   cfg.Cwd,
+		Dir:   dir,
 		Env:   env,
 		Files: sio.files(),
 		Sys:   &syscall.SysProcAttr{Setsid: true},

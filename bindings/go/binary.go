@@ -29,7 +29,10 @@ var executable = os.Executable
 //     embedded.Init (package bindings/go/embedded);
 //  4. "shellsup" in the directory of the calling program (os.Executable),
 //     as a release archive or a `go build -o` next to it leaves it;
-//  5. "shellsup" in $PATH (`go install ./cmd/shellsup` puts it there).
+//  5. "shellsup" in $PATH (`go install ./cmd/shellsup` puts it there),
+//     absolute directories only: an empty or relative element names the
+//     current directory, where a planted shellsup would run unsupervised
+//     (exec.LookPath refuses those too, unless GODEBUG=execerrdot=0).
 //
 // A place that is set but does not hold an executable (1–3) is an error:
 // Run never falls back to a binary the caller did not name. The not_found
@@ -53,11 +56,26 @@ func findBinary(explicit string) (string, error) {
 	if bin, ok := nextToExecutable(&looked); ok {
 		return bin, nil
 	}
-	bin, err := exec.LookPath("shellsup")
+	bin, err := onPath(&looked)
 	if err == nil {
 		return bin, nil
 	}
 	return "", notFound(append(looked, fmt.Sprintf("\"shellsup\" in $PATH (%s): not found", os.Getenv("PATH"))), err)
+}
+
+// onPath finds "shellsup" in the absolute directories of $PATH, recording
+// in looked each element it skipped.
+func onPath(looked *[]string) (string, error) {
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if !filepath.IsAbs(dir) {
+			*looked = append(*looked, fmt.Sprintf("%q in $PATH (skipped: not an absolute directory)", dir))
+			continue
+		}
+		if bin, err := exec.LookPath(filepath.Join(dir, "shellsup")); err == nil {
+			return bin, nil
+		}
+	}
+	return "", exec.ErrNotFound
 }
 
 // nextToExecutable looks for shellsup in the calling program's directory,
@@ -94,8 +112,9 @@ func why(err error) string {
 }
 
 // supervisorEnv is the environment of the shellsup process for bin: env
-// (nil meaning the caller's own), plus the embedded-mode marker when bin is
-// the re-executed calling program.
+// (nil meaning the caller's own), plus, when bin is the re-executed calling
+// program, the embedded-mode marker and the binary's runtime settings
+// (see embedmode.SupervisorEnv).
 func supervisorEnv(bin string, env []string) []string {
 	exe, ok, err := embedmode.Registered()
 	if !ok || err != nil || bin != exe {
@@ -104,7 +123,7 @@ func supervisorEnv(bin string, env []string) []string {
 	if env == nil {
 		env = os.Environ()
 	}
-	return append(slices.Clip(env), embedmode.Marker)
+	return embedmode.SupervisorEnv(slices.Clone(env))
 }
 
 // lookPath checks that path is an executable file (or finds a bare name in

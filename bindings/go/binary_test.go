@@ -3,9 +3,11 @@ package shellsup
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -152,15 +154,20 @@ func TestSupervisorEnvMarksOnlyTheEmbeddedSupervisor(t *testing.T) {
 	assert.Nil(t, supervisorEnv(l.real, nil))
 	embedmode.Register(l.program, nil)
 	assert.Equal(t, []string{"A=1"}, supervisorEnv(l.real, []string{"A=1"}))
-	assert.Equal(t, []string{"A=1", embedmode.Marker}, supervisorEnv(l.program, []string{"A=1"}))
-	assert.Equal(t, []string{embedmode.Marker}, supervisorEnv(l.program, []string{}))
+	godebug := "GODEBUG=" + embedmode.Godebug
+	assert.Equal(t, []string{"A=1", godebug, embedmode.Marker}, supervisorEnv(l.program, []string{"A=1"}))
+	assert.Equal(t, []string{godebug, embedmode.Marker}, supervisorEnv(l.program, []string{}))
+	// The harness's own GODEBUG comes first (the supervisor's settings win)
+	// and is saved for the command.
+	assert.Equal(t, []string{"A=1", embedmode.SavedGodebugName + "=x=1", "GODEBUG=x=1," + embedmode.Godebug, embedmode.Marker},
+		supervisorEnv(l.program, []string{"GODEBUG=x=1", "A=1"}))
 	inherited := supervisorEnv(l.program, nil)
-	assert.Equal(t, append(os.Environ(), embedmode.Marker), inherited)
-	// The caller's slice is never appended to in place.
-	own := make([]string, 1, 4)
-	own[0] = "A=1"
+	assert.Equal(t, embedmode.SupervisorEnv(os.Environ()), inherited)
+	// The caller's slice is never modified.
+	own := make([]string, 2, 4)
+	own[0], own[1] = "GODEBUG=x=1", "A=1"
 	_ = supervisorEnv(l.program, own)
-	assert.Equal(t, "", own[:2][1])
+	assert.Equal(t, []string{"GODEBUG=x=1", "A=1", ""}, own[:3])
 }
 
 // The binding must not link the supervisor: only the embedded package does.
@@ -170,5 +177,30 @@ func TestBindingDoesNotImportTheSupervisor(t *testing.T) {
 	deps := strings.Fields(string(out))
 	for _, forbidden := range []string{"supervisor", "reaper", "internal/cli"} {
 		assert.NotContains(t, deps, "github.com/shellsup/shellsup/"+forbidden)
+	}
+}
+
+// An empty or relative $PATH element names the current directory (or one
+// below it): a shellsup planted there is never run, even with
+// GODEBUG=execerrdot=0, which makes exec.LookPath accept such results.
+func TestPathSkipsEmptyAndRelativeElements(t *testing.T) {
+	for _, element := range []string{"", ".", "bin"} {
+		t.Run(strconv.Quote(element), func(t *testing.T) {
+			l := newLayout(t)
+			t.Setenv("GODEBUG", "execerrdot=0")
+			cwd := t.TempDir()
+			require.NoError(t, os.Mkdir(filepath.Join(cwd, "bin"), 0o755))
+			l.put(t, cwd)
+			l.put(t, filepath.Join(cwd, "bin"))
+			t.Chdir(cwd)
+			t.Setenv("PATH", element+string(os.PathListSeparator)+l.pathDir)
+			_, err := findBinary("")
+			require.Error(t, err, "only the planted shellsup is reachable")
+			assert.Contains(t, err.Error(), fmt.Sprintf("%q in $PATH (skipped: not an absolute directory)", element))
+			onPath := l.put(t, l.pathDir)
+			got, err := findBinary("")
+			require.NoError(t, err)
+			assert.Equal(t, onPath, got)
+		})
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
@@ -198,25 +197,6 @@ func (j *Job) watch(f protocol.Frame) {
 		default: // a signal is pending already
 		}
 	}
-}
-
-// openSpill opens the spill files of the run directory dir for reading.
-func openSpill(dir string) ([2]*os.File, error) {
-	var files [2]*os.File
-	if dir == "" {
-		return files, errors.New("shellsup named no spill directory in its start frame (a shellsup without --spill?)")
-	}
-	for i, name := range [2]string{Stdout, Stderr} {
-		f, err := os.OpenFile(filepath.Join(dir, name), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
-		if err != nil {
-			for _, g := range files[:i] {
-				_ = g.Close() // read-only, never read: nothing to lose
-			}
-			return [2]*os.File{}, fmt.Errorf("opening the job's spill file: %w", err)
-		}
-		files[i] = f
-	}
-	return files, nil
 }
 
 // removeOwnDir removes the spill directory Start made. The files stay

@@ -86,3 +86,60 @@ echo left`,
 	assert.Empty(t, tot.Cleanup.Stragglers)
 	assert.GreaterOrEqual(t, tot.Cleanup.Signalled, 20, "the 20 setsid sleeps bash forked itself, at least")
 }
+
+// TestNofileStarved: the command lowers shellsup's RLIMIT_NOFILE so far
+// that no fd can be opened at all (3:3 with fds 0–2 taken, or 0:0) and
+// leaves a setsid sleeper, a TERM-ignoring parent with children, and
+// orphans behind; as nobody the hard limit cannot be raised back. The
+// cleanup works from the children file it opened before the command
+// existed and kills by pid, each kill reparenting the next layer to
+// shellsup: nothing is left, nothing is reported as a straggler. Before,
+// the cleanup could open nothing: cleanup_incomplete, the sleeper alive.
+func TestNofileStarved(t *testing.T) {
+	for _, tc := range []struct {
+		name, limit, user string
+		timeout           bool
+	}{
+		{name: "root/3:3/exit", limit: "3:3", user: "root"},
+		{name: "nobody/3:3/exit", limit: "3:3", user: "nobody"},
+		{name: "nobody/0:0/timeout", limit: "0:0", user: "nobody", timeout: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bin, dir := shellsupBin, t.TempDir()
+			if tc.user == "nobody" {
+				if os.Geteuid() != 0 {
+					t.Skip("needs root to become nobody")
+				}
+				dir, bin = nobodyShellsup(t)
+				dir = filepath.Join(dir, "home")
+				require.NoError(t, os.Mkdir(dir, 0o755))
+				require.NoError(t, os.Chown(dir, 65534, 65534))
+			}
+			pidFile := filepath.Join(dir, "sleeper.pid")
+			command := fmt.Sprintf(`prlimit --pid $PPID --nofile=%s || exit 9
+grep '^Max open files' /proc/$PPID/limits
+setsid sh -c 'echo $$ > %s; exec sleep 120' &
+(trap '' TERM; sleep 120 & sleep 120 & wait) &
+for i in 1 2 3; do (sleep 120 &); done
+for i in $(seq 500); do [ -s %[2]s ] && break; sleep 0.01; done
+echo left`, tc.limit, pidFile)
+			args := []string{"--no-cgroup", "--cwd", dir, "--grace", "0.3"}
+			if tc.timeout {
+				command += "\nsleep 120"
+				args = append(args, "--timeout", "1")
+			}
+			r := runShellsup(t, opts{bin: bin, args: args, command: command, env: []string{"HOME=" + dir}})
+			tot := requireTotals(t, r)
+			soft, _, _ := strings.Cut(tc.limit, ":")
+			require.Regexp(t, `Max open files\s+`+soft+`\s+`+soft+`\s`, tot.Stdout, "the limit was lowered: stderr %q", tot.Stderr)
+			assert.Contains(t, tot.Stdout, "left")
+			assert.Empty(t, tot.Cleanup.Stragglers)
+			assert.GreaterOrEqual(t, tot.Cleanup.Signalled, 4, "the sleeper, the TERM-ignoring parent and the orphans")
+			b, err := os.ReadFile(pidFile)
+			require.NoError(t, err)
+			pid := strings.TrimSpace(string(b))
+			_, err = os.Stat("/proc/" + pid)
+			assert.True(t, os.IsNotExist(err), "the setsid sleeper %s is gone", pid)
+		})
+	}
+}

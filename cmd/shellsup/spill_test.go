@@ -187,8 +187,9 @@ func TestSpillRefusals(t *testing.T) {
 	assert.Empty(t, entries, "a refused run made no spill directory")
 }
 
-// TestSpillNotWritableAsNobody: a directory only root may write is refused
-// for shellsup running as nobody, for real.
+// TestSpillNotWritableAsNobody: a directory of root's (only root may
+// write it) is refused for shellsup running as nobody, for real: it is not
+// shellsup's user's.
 func TestSpillNotWritableAsNobody(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to run shellsup as nobody")
@@ -217,7 +218,7 @@ func TestSpillNotWritableAsNobody(t *testing.T) {
 	cmd.Env = []string{"HOME=/nonexistent", "PATH=/usr/bin:/bin"}
 	out, _ := cmd.CombinedOutput()
 	assert.Equal(t, 125, cmd.ProcessState.ExitCode(), "output %q", out)
-	assert.Contains(t, string(out), `shellsup: spill directory "`+rootOnly+`" is not writable`)
+	assert.Contains(t, string(out), `shellsup: spill directory "`+rootOnly+`" is owned by uid 0, not shellsup's (uid 65534)`)
 	assert.NoFileExists(t, marker)
 }
 

@@ -2,6 +2,8 @@ package embedmode
 
 import (
 	"errors"
+	"os"
+	"strings"
 	"testing"
 )
 
@@ -22,5 +24,22 @@ func TestRegisterAndReset(t *testing.T) {
 	Reset()
 	if _, ok, _ := Registered(); ok {
 		t.Fatal("registered after Reset")
+	}
+}
+
+// Godebug is exactly the binary's //go:debug directives.
+func TestGodebugIsTheBinarys(t *testing.T) {
+	src, err := os.ReadFile("../../cmd/shellsup/godebug.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var settings []string
+	for _, line := range strings.Split(string(src), "\n") {
+		if rest, ok := strings.CutPrefix(line, "//go:debug "); ok {
+			settings = append(settings, strings.TrimSpace(rest))
+		}
+	}
+	if got := strings.Join(settings, ","); got != Godebug {
+		t.Fatalf("cmd/shellsup/godebug.go sets %q; Godebug is %q", got, Godebug)
 	}
 }

@@ -87,6 +87,21 @@ func Read(fd int, buf []byte) (int, error) {
 	return n, nil
 }
 
+// Pread is pread(2).
+func Pread(fd int, buf []byte, off int64) (int, error) {
+	var n int
+	err := retryOnEINTR(func() (err error) { n, err = unix.Pread(fd, buf, off); return err })
+	if err != nil {
+		return 0, os.NewSyscallError("pread", err)
+	}
+	return n, nil
+}
+
+// Setrlimit wraps setrlimit(2).
+func Setrlimit(resource int, rl *unix.Rlimit) error {
+	return os.NewSyscallError("setrlimit", unix.Setrlimit(resource, rl))
+}
+
 // PidfdOpen is pidfd_open(2) without flags (PIDFD_NONBLOCK needs Linux
 // 5.10; a pidfd that is never waited on does not need it).
 func PidfdOpen(pid int) (int, error) {

@@ -25,9 +25,11 @@ func Init() {
 }
 
 // superviseAndExit runs the supervisor for os.Args, with the marker removed
-// from the environment so that neither the command nor a program it starts
-// inherits it.
+// from the environment and the harness's $GODEBUG restored, so that neither
+// the command nor a program it starts inherits the supervisor's. The
+// runtime read the supervisor's $GODEBUG (the binary's //go:debug settings)
+// when this process started.
 func superviseAndExit() int {
-	os.Unsetenv(embedmode.MarkerName)
+	embedmode.RestoreEnv()
 	return cli.Run(os.Args[1:], cli.StdStreams())
 }

@@ -129,3 +129,41 @@ func TestTheEmbeddedSupervisorRunsAsAnotherUser(t *testing.T) {
 		assert.Equal(t, "nobody\nrefused\n", res.Stdout, "pidns %v: %s", pidns, res.Stderr)
 	}
 }
+
+// The embedded supervisor runs with the binary's runtime settings: the Go
+// runtime holds no cgroup file open (containermaxprocs=0, which the binary
+// sets with a //go:debug directive), so its low fds stay free for the
+// cleanup, while the command sees the harness's own $GODEBUG.
+func TestTheEmbeddedSupervisorHasTheBinarysRuntimeSettings(t *testing.T) {
+	t.Setenv("GODEBUG", "harness=1")
+	res := run(t, shellsup.Request{Command: `echo "GODEBUG=$GODEBUG${` + embedmode.SavedGodebugName + `+ and saved}"; tr '\0' '\n' < /proc/$PPID/environ | grep '^GODEBUG='; for f in /proc/$PPID/fd/*; do readlink "$f"; done`})
+	lines := strings.Split(strings.TrimSpace(res.Stdout), "\n")
+	require.GreaterOrEqual(t, len(lines), 2, res.Stdout)
+	assert.Equal(t, "GODEBUG=harness=1", lines[0], "the command's GODEBUG is the harness's")
+	assert.Equal(t, "GODEBUG=harness=1,"+embedmode.Godebug, lines[1], "the supervisor started with the binary's settings")
+	for _, l := range lines[2:] {
+		// The runtime's CPU-limit files (cgroup v2, v1): the leaf's own
+		// cgroup files are the cleanup's.
+		assert.NotRegexp(t, `/(cpu\.max|cpu\.cfs_quota_us|cpu\.cfs_period_us)$`, l, "an fd the supervisor's runtime holds")
+	}
+}
+
+// TestTheEmbeddedSupervisorCleansUpWithNoFd: the command lowers the
+// embedded supervisor's RLIMIT_NOFILE to 3:3 (no fd can be opened: 0–2 are
+// taken) and leaves a setsid sleeper: it is gone at return and the cleanup
+// reports nothing left, as with the binary.
+func TestTheEmbeddedSupervisorCleansUpWithNoFd(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "sleeper.pid")
+	res := run(t, shellsup.Request{Command: fmt.Sprintf(`prlimit --pid $PPID --nofile=3:3 || exit 9
+grep '^Max open files' /proc/$PPID/limits
+setsid sh -c 'echo $$ > %s; exec sleep 120' &
+(trap '' TERM; sleep 120 & wait) &
+for i in $(seq 500); do [ -s %[1]s ] && break; sleep 0.01; done`, pidFile), Grace: new(300 * time.Millisecond)})
+	require.Regexp(t, `Max open files\s+3\s+3\s`, res.Stdout, res.Stderr)
+	assert.Empty(t, res.Cleanup.Stragglers)
+	assert.GreaterOrEqual(t, res.Cleanup.Signalled, 2)
+	b, err := os.ReadFile(pidFile)
+	require.NoError(t, err)
+	_, err = os.Stat("/proc/" + strings.TrimSpace(string(b)))
+	assert.True(t, os.IsNotExist(err), "the setsid sleeper %s is gone", b)
+}

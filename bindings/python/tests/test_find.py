@@ -119,3 +119,22 @@ def test_places_lists_one_entry_per_place(places, tmp_path):
     assert exc.value.places == ["$SHELLSUP_BIN (not set)",
                                 f"{tmp_path / 'no-bundle' / 'shellsup'} (bundled in the package)",
                                 f"shellsup on $PATH ({str(tmp_path / 'empty-path')!r})"]
+
+
+@pytest.mark.parametrize("element", ["", ".", "bin"])
+def test_path_skips_empty_and_relative_elements(places, monkeypatch, tmp_path, element):
+    # A shellsup dropped in the current directory (or below it) is never run:
+    # an empty or relative PATH element names the cwd, not a chosen place.
+    cwd = tmp_path / "cwd"
+    (cwd / "bin").mkdir(parents=True)
+    for d in (cwd, cwd / "bin"):
+        planted = d / "shellsup"
+        planted.write_text("#!/bin/sh\necho planted\n")
+        planted.chmod(0o755)
+    monkeypatch.chdir(cwd)
+    monkeypatch.setenv("PATH", os.pathsep.join([element, os.path.dirname(places["path"])]))
+    assert shellsup.find_binary() == places["path"]
+    monkeypatch.setenv("PATH", element)
+    with pytest.raises(shellsup.ShellsupError) as exc:
+        shellsup.find_binary()
+    assert f"{element!r} on $PATH (skipped: not an absolute directory)" in exc.value.places

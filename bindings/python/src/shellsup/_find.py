@@ -11,7 +11,10 @@ The places, in order (the first existing executable wins):
    bundled binary, next to a system-wide shellsup. This package's own
    ``shellsup`` console command (a Python script in the environment's
    ``bin/`` that execs the binary found here) is skipped: it is not the
-   binary, and running it would look the binary up again.
+   binary, and running it would look the binary up again. Empty and
+   relative ``$PATH`` elements are skipped: they name the current directory
+   (or one below it), where anyone who can write there could drop a
+   ``shellsup`` that would then run unsupervised.
 
 When none is found, the error lists every place that was looked at; its
 ``places`` attribute holds them, one string per place.
@@ -56,7 +59,11 @@ def _on_path(looked: List[str]) -> Optional[str]:
     """The first ``shellsup`` on $PATH that is not this package's console command."""
     path = os.environ.get("PATH", "")
     for directory in path.split(os.pathsep):
-        candidate = os.path.join(directory or ".", "shellsup")
+        if not os.path.isabs(directory):
+            if directory == "" or _is_executable(os.path.join(directory, "shellsup")):
+                looked.append(f"{directory!r} on $PATH (skipped: not an absolute directory)")
+            continue
+        candidate = os.path.join(directory, "shellsup")
         if not _is_executable(candidate):
             continue
         if _is_entry_point(candidate):

@@ -11,9 +11,48 @@ from __future__ import annotations
 
 import codecs
 import os
+import stat
 from typing import Optional
 
 TAIL_BYTES = 1 << 20  # bytes of each stream output(tail=N) looks back at most
+
+
+class SpillFileError(OSError):
+    """A spill path that is not what shellsup made: a link, another user's, or open to others."""
+
+
+def _check_private(fd: int, path: str, want_dir: bool) -> None:
+    st = os.fstat(fd)
+    if stat.S_ISDIR(st.st_mode) != want_dir or not (want_dir or stat.S_ISREG(st.st_mode)):
+        raise SpillFileError(f"{path!r} is not what shellsup made (file type {stat.S_IFMT(st.st_mode):o})")
+    if st.st_uid != os.geteuid():
+        raise SpillFileError(f"{path!r} is owned by uid {st.st_uid}, not this process's ({os.geteuid()})")
+    if st.st_mode & 0o077:
+        raise SpillFileError(f"{path!r} is open to group or others (mode {stat.S_IMODE(st.st_mode):04o}); shellsup makes it private")
+
+
+def open_spill(path: str) -> int:
+    """Open a spill file read-only, only if it is what shellsup made.
+
+    The run directory is opened first (no symbolic link), then the file
+    relative to it (no symbolic link); both must belong to this process's
+    user and be open to no one else (shellsup makes them 0700 and 0600).
+    Raises FileNotFoundError when either is missing, SpillFileError when
+    either is not what shellsup made.
+    """
+    directory, name = os.path.split(path)
+    dfd = os.open(directory or ".", os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        _check_private(dfd, directory, True)
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dfd)
+    finally:
+        os.close(dfd)
+    try:
+        _check_private(fd, path, False)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 class SpillReader:
@@ -53,7 +92,7 @@ class SpillReader:
     def _open(self) -> Optional[int]:
         if self._fd is None:
             try:
-                self._fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+                self._fd = open_spill(self.path)
             except FileNotFoundError:
                 return None
         return self._fd
@@ -62,7 +101,7 @@ class SpillReader:
 def tail_lines(path: str, lines: int, max_bytes: int = TAIL_BYTES) -> str:
     """The last lines of a file, looking back at most max_bytes."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = open_spill(path)
     except FileNotFoundError:
         return ""
     try:
