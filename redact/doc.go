@@ -9,8 +9,12 @@
 // grows past [MaxHold] bytes, or at Close; so with redaction on, a line that
 // has no end yet (a prompt, a progress bar without "\r") waits for its end.
 //
+// A Stream's work is linear in the text: it holds at most [MaxHold] bytes of
+// a line (64 KiB of a PEM block), and a match still growing past MaxHold is
+// replaced from its start while what continues it is dropped as it comes.
+//
 // The non-goal: redaction is pattern matching on known token shapes, not a
 // proof that no secret is printed. A secret printed in a shape no pattern
 // knows, or longer than [MaxToken] bytes inside a line longer than
-// [MaxHold], is not caught.
+// [MaxHold] that only matches once it is complete, is not caught.
 package redact

@@ -122,3 +122,90 @@ func BenchmarkShortLines(b *testing.B) {
 		s.Write(text)
 	}
 }
+
+func TestNewShapes(t *testing.T) {
+	openai := "sk-proj-" + strings.Repeat("Ab3_", 10)
+	anthropic := "sk-ant-api03-" + strings.Repeat("xY9-", 10)
+	rows := []struct{ name, in, want string }{
+		{"aws json", `{"AccessKeyId": "` + awsKey + `", "SecretAccessKey": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}` + "\n",
+			`{"AccessKeyId": "[REDACTED:aws-access-key-id]", "[REDACTED:aws-secret-access-key]"}` + "\n"},
+		{"openai project key", "OPENAI=" + openai + " done\n", "OPENAI=[REDACTED:openai-key] done\n"},
+		{"anthropic key", "key " + anthropic + "\n", "key [REDACTED:anthropic-key]\n"},
+		{"env assignment", "DB_PASSWORD=hunter2hunter2 next\n", "DB_PASSWORD=[REDACTED:secret-value] next\n"},
+		{"export with quotes", "export GITHUB_TOKEN='abcdefgh12345678'\n", "export GITHUB_TOKEN='[REDACTED:secret-value]'\n"},
+		{"json api key", `{"api_key": "0123456789abcdef"}` + "\n", `{"api_key": "[REDACTED:secret-value]"}` + "\n"},
+		{"yaml secret", "client_secret: s3cr3t-value-here\n", "client_secret: [REDACTED:secret-value]\n"},
+		{"short value kept", "PASSWORD=abc\n", "PASSWORD=abc\n"},
+		{"no secret word", "COUNT=1234567890\n", "COUNT=1234567890\n"},
+	}
+	for _, r := range rows {
+		t.Run(r.name, func(t *testing.T) {
+			assert.Equal(t, r.want, feed(New(Builtin), r.in))
+		})
+	}
+}
+
+// TestNewShapesSplitAnywhere: the new shapes are caught however the text
+// is cut into two writes.
+func TestNewShapesSplitAnywhere(t *testing.T) {
+	text := "x DB_PASSWORD=hunter2hunter2 sk-ant-" + strings.Repeat("q", 24) + " y\n"
+	want := feed(New(Builtin), text)
+	require.NotContains(t, want, "hunter2")
+	require.NotContains(t, want, "qqqq")
+	for i := 0; i <= len(text); i++ {
+		assert.Equal(t, want, feed(New(Builtin), text, i), "cut at %d", i)
+	}
+}
+
+// TestHugeTokenIsLinear: a "token" of 16 MiB in one line (Authorization:
+// Bearer + 16 MiB of A) is replaced once, nothing of it leaks, and the
+// stream never holds more than MaxHold plus one write of it: each byte is
+// searched a bounded number of times (it took 100 s, quadratic, before).
+func TestHugeTokenIsLinear(t *testing.T) {
+	s := New(Builtin)
+	var out strings.Builder
+	out.WriteString(s.Write("Authorization: Bearer "))
+	chunk := strings.Repeat("A", 64<<10)
+	for i := 0; i < 256; i++ {
+		out.WriteString(s.Write(chunk))
+		require.LessOrEqual(t, s.held.Len(), MaxHold+len(chunk), "write %d", i)
+	}
+	out.WriteString(s.Write("\nnext line\n"))
+	out.WriteString(s.Close())
+	assert.Equal(t, "Authorization: [REDACTED:bearer-token]\nnext line\n", out.String())
+	assert.Equal(t, 1, s.Count())
+}
+
+// TestPEMInsideOneLongLine: a private key inside one JSON line (its line
+// ends escaped, "\n"), longer than MaxHold and written in two pieces, is
+// replaced whole: none of its body leaks (1.1 KB did, past the
+// replacement), and the text after its END line is kept.
+func TestPEMInsideOneLongLine(t *testing.T) {
+	body := strings.Repeat("MIIEpAIBAAKCAQEA0Z3VS5JJcds3xfn/ygWyF8PbnGy0AHB7MhgHcTz6sE2I2yPB", 160) // 10 KiB
+	line := `{"name": "deploy", "key": "-----BEGIN RSA PRIVATE KEY-----\n` + body + `\n-----END RSA PRIVATE KEY-----\n", "after": "kept"}` + "\n"
+	want := `{"name": "deploy", "key": "[REDACTED:private-key]\n", "after": "kept"}` + "\n"
+	for _, cut := range []int{100, len(line) / 2, len(line) - 100, len(line) - 30} {
+		got := feed(New(Builtin), line, cut)
+		assert.Equal(t, want, got, "cut at %d", cut)
+		assert.NotContains(t, got, "MIIE", "cut at %d", cut)
+	}
+	// An unfinished block in a long line is held, never released.
+	s := New(Builtin)
+	out := s.Write(`{"key": "-----BEGIN PRIVATE KEY-----\n` + body)
+	assert.Equal(t, `{"key": "`, out)
+	assert.Equal(t, "[REDACTED:private-key]", s.Close())
+}
+
+// BenchmarkHugeToken is the 16 MiB bearer token of TestHugeTokenIsLinear.
+func BenchmarkHugeToken(b *testing.B) {
+	chunk := strings.Repeat("A", 64<<10)
+	b.SetBytes(16 << 20)
+	for b.Loop() {
+		s := New(Builtin)
+		s.Write("Authorization: Bearer ")
+		for i := 0; i < 256; i++ {
+			s.Write(chunk)
+		}
+		s.Close()
+	}
+}

@@ -94,3 +94,14 @@ func parseSpill(dir, limit string) (string, int64, error) {
 	}
 	return abs, max, nil
 }
+
+// shownCommand is the command as start and totals echo it: redacted with
+// --redact, as the output is (a secret on the command line is a secret in
+// the result too). bash runs the command as given.
+func (c Config) shownCommand() string {
+	if !c.Redacts {
+		return c.Command
+	}
+	r := redact.New(c.Redact)
+	return r.Write(c.Command) + r.Close()
+}

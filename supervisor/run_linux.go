@@ -200,7 +200,7 @@ func (s *session) announce(c *child, cont *reaper.Containment) {
 	}
 	s.out.frame(&protocol.Start{
 		Version: protocol.Version, Pid: os.Getpid(), ChildPid: c.bashPid(),
-		Command: s.cfg.Command, Cwd: s.cfg.Cwd, Timeout: s.cfg.Timeout, Budget: s.cfg.Budget,
+		Command: s.cfg.shownCommand(), Cwd: s.cfg.Cwd, Timeout: s.cfg.Timeout, Budget: s.cfg.Budget,
 		Containment: cont.Name(), Cgroup: s.leafDir,
 		Capture: s.cfg.Capture.String(), Lifetime: s.cfg.Lifetime, Spill: spillDir, Login: !s.cfg.NoLogin,
 		User: runAs(s.cfg.User),
@@ -372,7 +372,7 @@ func (s *session) flushLimit(end ending, l lost) <-chan struct{} {
 func (s *session) totals(w *reaper.Waiter, end ending, rep reaper.Report, drainTimedOut bool) *protocol.Totals {
 	t := s.capture.Totals()
 	res := protocol.Result{
-		Command: s.cfg.Command, Cwd: s.cfg.Cwd, Stdout: t.Stdout, Stderr: t.Stderr,
+		Command: s.cfg.shownCommand(), Cwd: s.cfg.Cwd, Stdout: t.Stdout, Stderr: t.Stderr,
 		Cancelled: end.trigger == byCancel, TimedOut: end.trigger == byTimeout, Truncated: t.Truncated,
 		TotalBytes: t.TotalBytes, CapturedBytes: t.CapturedBytes, ProgressBytes: s.out.progressBytes(),
 		DurationMs: s.cleaned.Sub(s.started).Milliseconds(),

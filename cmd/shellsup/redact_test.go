@@ -110,3 +110,30 @@ func TestRedactHumanMode(t *testing.T) {
 	assert.Contains(t, errb.String(), "; 2 secrets redacted")
 	reapertest.Check(t, tok)
 }
+
+// TestRedactEchoedCommand: a secret on the command line is a secret in the
+// result too: start and totals echo the command redacted (bash runs it as
+// given), and the long-line and key-value shapes are caught end to end.
+func TestRedactEchoedCommand(t *testing.T) {
+	r := runShellsup(t, opts{args: []string{"--redact"}, command: "K=" + awsKey + "; DB_PASSWORD=hunter2hunter2 true; echo ${#K}"})
+	tot := requireTotals(t, r)
+	require.NotNil(t, r.start)
+	assert.Equal(t, "20\n", tot.Stdout, "bash got the real command")
+	for where, cmd := range map[string]string{"start": r.start.Command, "totals": tot.Command} {
+		noKeyPart(t, where, cmd)
+		assert.NotContains(t, cmd, "hunter2", where)
+		assert.Contains(t, cmd, awsReplace, where)
+	}
+}
+
+// TestRedactHugeToken: Authorization: Bearer + 16 MiB of A in one line is
+// replaced once and the run ends well within its timeout (the redactor was
+// quadratic on a long match: 100 s, a timeout).
+func TestRedactHugeToken(t *testing.T) {
+	r := runShellsup(t, opts{args: []string{"--redact", "--timeout", "60"},
+		command: "printf 'Authorization: Bearer '; head -c 16777216 /dev/zero | tr '\\0' A; echo; echo next"})
+	tot := requireTotals(t, r)
+	assert.False(t, tot.TimedOut)
+	assert.Equal(t, "Authorization: [REDACTED:bearer-token]\nnext\n", tot.Stdout)
+	assert.Equal(t, 1, tot.Redactions)
+}
