@@ -9,8 +9,8 @@ import (
 )
 
 // watchParent cancels the run (reason parent-gone) as soon as shellsup's
-// parent process exits, or its stdout or stderr, when a pipe, loses its
-// reader, in every mode and without waiting for a write to fail. The
+// parent process exits, or its stdout or stderr, when a pipe or a socket
+// (the bindings give shellsup socketpairs), loses its reader, in every mode and without waiting for a write to fail. The
 // parent is watched through a pidfd opened at start and checked against
 // getppid() afterwards: a parent that died before the pidfd was opened
 // (since ppid was read, at start) has already reparented shellsup. stop ends
@@ -34,8 +34,9 @@ func watchParent(ppid int, stdio Stdio, cancel func(reason string)) (stop func()
 		}
 	}
 	for _, f := range []*os.File{stdio.Stdout, stdio.Stderr} {
-		if fd, ok := pipeFd(f); ok {
-			fds = append(fds, unix.PollFd{Fd: int32(fd), Events: 0}) // POLLERR: no reader left
+		if fd, ok := streamFd(f); ok {
+			// POLLERR (a pipe) or POLLHUP (a socket whose peer closed): no reader left
+			fds = append(fds, unix.PollFd{Fd: int32(fd), Events: 0})
 		}
 	}
 	done := make(chan struct{})
@@ -74,9 +75,9 @@ func pollParent(fds []unix.PollFd) bool {
 	}
 }
 
-// pipeFd is f's fd if f is a pipe. (SyscallConn, unlike Fd, leaves the
-// file's blocking mode alone.)
-func pipeFd(f *os.File) (int, bool) {
+// streamFd is f's fd if f is a pipe or a socket. (SyscallConn, unlike Fd,
+// leaves the file's blocking mode alone.)
+func streamFd(f *os.File) (int, bool) {
 	if f == nil {
 		return -1, false
 	}
@@ -84,10 +85,14 @@ func pipeFd(f *os.File) (int, bool) {
 	if err != nil {
 		return -1, false
 	}
-	fd, pipe := -1, false
+	fd, stream := -1, false
 	_ = rc.Control(func(u uintptr) {
 		var st unix.Stat_t
-		fd, pipe = int(u), unix.Fstat(int(u), &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFIFO
+		mode := uint32(0)
+		if unix.Fstat(int(u), &st) == nil {
+			mode = st.Mode & unix.S_IFMT
+		}
+		fd, stream = int(u), mode == unix.S_IFIFO || mode == unix.S_IFSOCK
 	})
-	return fd, pipe
+	return fd, stream
 }

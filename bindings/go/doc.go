@@ -15,7 +15,7 @@
 // let go, such as one in uninterruptible sleep). This holds however the run
 // ends: the command exits, Request.Timeout fires, ctx is cancelled,
 // Request.Progress fails, or the calling process dies. In the last case
-// shellsup learns of it at once, from EOF on its control pipe (its stdin)
+// shellsup learns of it at once, from EOF on its control channel (its stdin)
 // and from a parent-death signal, and cleans up on its own. shellsup itself
 // has exited and been reaped whenever Run returns.
 //

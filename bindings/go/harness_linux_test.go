@@ -30,8 +30,8 @@ func TestHarnessKilled(t *testing.T) {
 	t.Logf("the tree was gone %v after the harness died", took)
 }
 
-// TestHarnessKilledStdinHeld: the same, but another process holds the write
-// end of shellsup's control pipe, so its stdin never reaches EOF. The
+// TestHarnessKilledStdinHeld: the same, but another process holds Run's end
+// of shellsup's control channel, so its stdin never reaches EOF. The
 // parent-death signal alone must bring the news.
 func TestHarnessKilledStdinHeld(t *testing.T) {
 	tok := reapertest.NewToken()
@@ -49,7 +49,7 @@ func TestHarnessKilledStdinHeld(t *testing.T) {
 	took := awaitNoLeak(t, tok, 3*time.Second, holder)
 	t.Logf("the tree was gone %v after the harness died", took)
 	_, err = os.Stat(fmt.Sprintf("/proc/%d", holder))
-	require.NoError(t, err, "the holder (and so the open control pipe) outlived shellsup's tree")
+	require.NoError(t, err, "the holder (and so the open control channel) outlived shellsup's tree")
 }
 
 // killHolder kills and reaps the holder, by then an orphan of the test.

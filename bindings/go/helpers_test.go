@@ -29,7 +29,7 @@ func init() {
 // command is running, and blocks in Run. The test then SIGKILLs it.
 //
 // With holdStdin, it first starts a "holder" process (without the leak
-// token) that inherits the write end of shellsup's control pipe, so that
+// token) that inherits Run's end of shellsup's control channel, so that
 // shellsup's stdin does not reach EOF when the harness dies: only the
 // parent-death signal can tell shellsup. It says "holder (pid: N)".
 func harnessHelper(holdStdin bool) int {
@@ -54,9 +54,9 @@ func harnessHelper(holdStdin bool) int {
 	return 1
 }
 
-// startHolder starts a sleep that inherits every write-only pipe of this
-// process — the write end of shellsup's control pipe among them — by
-// clearing their close-on-exec flags first.
+// startHolder starts a sleep that inherits every socket of this process —
+// Run's end of shellsup's control channel among them — by clearing their
+// close-on-exec flags first.
 func startHolder() (int, error) {
 	fds, err := os.ReadDir("/proc/self/fd")
 	if err != nil {
@@ -67,9 +67,8 @@ func startHolder() (int, error) {
 		if err != nil || fd <= 2 {
 			continue
 		}
-		link, _ := os.Readlink("/proc/self/fd/" + e.Name())     // gone: not a pipe to hold
-		info, _ := os.ReadFile("/proc/self/fdinfo/" + e.Name()) // likewise
-		if !strings.HasPrefix(link, "pipe:") || !writeOnly(string(info)) {
+		link, _ := os.Readlink("/proc/self/fd/" + e.Name()) // gone: not a socket to hold
+		if !strings.HasPrefix(link, "socket:") {
 			continue
 		}
 		if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, 0); err != nil {
@@ -82,17 +81,6 @@ func startHolder() (int, error) {
 		return 0, err
 	}
 	return holder.Process.Pid, nil
-}
-
-// writeOnly reports whether an fdinfo text has O_WRONLY in its flags.
-func writeOnly(fdinfo string) bool {
-	for _, line := range strings.Split(fdinfo, "\n") {
-		if v, ok := strings.CutPrefix(line, "flags:"); ok {
-			flags, err := strconv.ParseUint(strings.TrimSpace(v), 8, 64)
-			return err == nil && flags&unix.O_ACCMODE == unix.O_WRONLY
-		}
-	}
-	return false
 }
 
 // startHelper starts the test binary as the helper program name, with the

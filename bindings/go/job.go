@@ -24,7 +24,7 @@ const ReadMax = 1 << 20
 //
 // A Job dies with its owner: when the ctx given to Start is done, when Kill
 // is called, when its lifetime runs out, and when the calling process dies
-// (shellsup sees EOF on its control pipe and gets the parent-death signal,
+// (shellsup sees EOF on its control channel and gets the parent-death signal,
 // as for Run). Its methods may be called from several goroutines at once.
 type Job struct {
 	p      *process

@@ -20,8 +20,8 @@ import (
 // process is one running shellsup, owned by one Run call.
 type process struct {
 	cmd     *exec.Cmd
-	control *os.File // the write end of shellsup's stdin: the control channel
-	frames  *os.File // the read end of shellsup's stdout
+	control *os.File // Run's end of shellsup's stdin, a socket: the control channel
+	frames  *os.File // Run's end of shellsup's stdout, a socket: the frame stream
 	stderr  *headBuffer
 	grace   time.Duration
 	slack   time.Duration // watchdogSlack when the run started
@@ -41,19 +41,23 @@ type process struct {
 	sigkilled          bool   // it did not exit after SIGCONT and SIGTERM
 }
 
-// start spawns shellsup with its control pipe, frame pipe and stderr
+// start spawns shellsup with its control channel, frame stream and stderr
 // buffer, from a goroutine locked to its OS thread (see own), and arms the
-// watchdog.
+// watchdog. The control channel (shellsup's stdin) and the frame stream
+// (its stdout) are each a socketpair, not a pipe: the command runs as the
+// caller's user and may open /proc/<caller>/fd/N, which reopens a pipe in
+// either direction (to write forged frames, or to read the cancel frames)
+// but not a socket (ENXIO).
 func start(bin string, cfg config) (*process, error) {
-	ctrlR, ctrlW, err := os.Pipe()
+	ctrlW, ctrlR, err := socketPair("shellsup control")
 	if err != nil {
-		return nil, newError(CategoryInternal, fmt.Sprintf("creating the control pipe: %v", err), err)
+		return nil, newError(CategoryInternal, fmt.Sprintf("creating the control channel: %v", err), err)
 	}
-	outR, outW, err := os.Pipe()
+	outR, outW, err := socketPair("shellsup frames")
 	if err != nil {
 		ctrlR.Close()
 		ctrlW.Close()
-		return nil, newError(CategoryInternal, fmt.Sprintf("creating the frame pipe: %v", err), err)
+		return nil, newError(CategoryInternal, fmt.Sprintf("creating the frame stream: %v", err), err)
 	}
 	p := &process{control: ctrlW, frames: outR, stderr: &headBuffer{max: stderrKeep},
 		grace: cfg.graceOrDefault(), slack: watchdogSlack, exited: make(chan struct{})}
@@ -108,6 +112,8 @@ func (p *process) supervise(ctx context.Context, progress func(stream, text stri
 	switch {
 	case readErr != nil:
 		return Result{}, p.brokeOff(out, readErr)
+	case p.doubt(out) != "":
+		return Result{}, p.unreported(out)
 	case out.failure != nil:
 		return Result{}, errorOf(out.failure)
 	case p.abandoned():
@@ -370,9 +376,9 @@ func (p *process) brokeOff(out outcome, readErr error) *Error {
 		b.WriteString("; " + why)
 	}
 	fmt.Fprintf(&b, "; shellsup %s", p.cmd.ProcessState)
-	if out.totals == nil {
-		b.WriteString(p.leftover(out.start, readErr))
-	}
+	// Without totals, or with frames after them (which no frame can be
+	// trusted past), shellsup's cleanup is not confirmed.
+	b.WriteString(p.leftover(out.start, readErr))
 	if s := strings.TrimSpace(p.stderr.String()); s != "" {
 		fmt.Fprintf(&b, "; its stderr: %q", s)
 	}
@@ -380,6 +386,71 @@ func (p *process) brokeOff(out outcome, readErr error) *Error {
 		fmt.Fprintf(&b, "; the progress callback had failed: %v", out.callbackErr)
 	}
 	return newError(CategoryProtocol, b.String(), readErr)
+}
+
+// doubt says why the report that ended the frames — totals, or an error
+// frame — does not count, or "" when it does: a report counts only when
+// shellsup then exited with the status it promises (expectedExit). A
+// shellsup killed by a signal after its totals (by the command, say, after
+// it forged them), or exiting otherwise, did not stand behind them.
+func (p *process) doubt(out outcome) string {
+	if !out.ended() {
+		return ""
+	}
+	lo, hi, promise := expectedExit(out.totals)
+	st := p.cmd.ProcessState
+	if st != nil && st.ExitCode() >= lo && st.ExitCode() <= hi {
+		return ""
+	}
+	kind := "totals"
+	if out.totals == nil {
+		kind = "error"
+	}
+	ended := "did not exit"
+	if st != nil {
+		ended = "ended with " + st.String()
+	}
+	return fmt.Sprintf("its %s frame promises exit status %s, but shellsup %s: the frame may be forged, or shellsup did not stand behind it, so it does not count", kind, promise, ended)
+}
+
+// expectedExit is the range of exit statuses shellsup promises with totals
+// t (nil: an error frame), and how to say it: 125 if its cleanup left
+// processes or bash's status is unknown, else 124 for a timeout, 128+N for
+// a cancel by signal N, 130 for any other cancel, else bash's exit code;
+// 125, 126 or 127 after an error frame.
+func expectedExit(t *protocol.Totals) (lo, hi int, promise string) {
+	switch {
+	case t == nil:
+		return 125, 127, "125, 126 or 127"
+	case len(t.Cleanup.Stragglers) > 0 || t.Cleanup.StragglersOmitted > 0 || t.ExitCode == nil:
+		return 125, 125, "125"
+	case t.TimedOut:
+		return 124, 124, "124"
+	case t.Cancelled && t.CancelReason == protocol.ReasonSignal:
+		return 129, 192, "128+N"
+	case t.Cancelled:
+		return 130, 130, "130"
+	}
+	return *t.ExitCode, *t.ExitCode, strconv.Itoa(*t.ExitCode)
+}
+
+// unreported is the error of a run whose report does not count (doubt):
+// what is left of it is killed as for a shellsup that died without totals.
+func (p *process) unreported(out outcome) *Error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "unreported: %s", p.doubt(out))
+	if why := p.abandonment(); why != "" {
+		b.WriteString("; " + why)
+	}
+	var ended error
+	if out.start == nil {
+		ended = errEndedBeforeStart // no leaf named: sweep
+	}
+	b.WriteString(p.leftover(out.start, ended))
+	if s := strings.TrimSpace(p.stderr.String()); s != "" {
+		fmt.Fprintf(&b, "; its stderr: %q", s)
+	}
+	return newError(CategoryProtocol, b.String(), nil)
 }
 
 // lateTotals describes a run whose shellsup failed to report in time but,

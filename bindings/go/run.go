@@ -37,7 +37,7 @@ const stderrWait = time.Second
 // Run first checks every field of req and refuses a bad request with a
 // validation *Error before anything is spawned. If ctx is done already, Run
 // spawns nothing and returns an error wrapping ctx.Err(). Otherwise it
-// starts shellsup with a control pipe on its stdin and reads its frames
+// starts shellsup with a control channel (a socketpair) on its stdin and reads its frames
 // until the totals frame, which becomes the Result.
 //
 // A non-zero exit status, a timeout and a cancellation are results, not
@@ -54,7 +54,12 @@ const stderrWait = time.Second
 // its grace plus 10 s — or within the grace plus 10 s of a cancel — Run
 // resumes it (SIGCONT) and asks it to cancel (SIGTERM), SIGKILLs it if it
 // has not exited within the grace plus 5 s, and returns a CategoryProtocol
-// error.
+// error. A report counts only when shellsup then exits as its totals
+// promise (the command's status, 124, 130, 128+N or 125, as the README's
+// exit codes say): a shellsup killed by a signal after its totals, or
+// exiting otherwise, gives a CategoryProtocol error ("unreported: …") and
+// Run kills what is left of the run as for a shellsup that died without
+// totals.
 //
 // Run may be called from several goroutines at once; each call owns its
 // shellsup process.

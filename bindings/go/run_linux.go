@@ -1,6 +1,9 @@
 package shellsup
 
-import "syscall"
+import (
+	"os"
+	"syscall"
+)
 
 // platformCheck: shellsup runs on Linux.
 func platformCheck() error { return nil }
@@ -25,4 +28,20 @@ func platformCheck() error { return nil }
 // caller alone (README, "Process group and Ctrl-C").
 func sysProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM, Setpgid: true}
+}
+
+// socketPair returns the two ends of a socketpair(AF_UNIX, SOCK_STREAM),
+// both close-on-exec: Run's, non-blocking so that reads can have deadlines,
+// and shellsup's, blocking as a pipe would be.
+func socketPair(name string) (ours, theirs *os.File, err error) {
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil, os.NewSyscallError("socketpair", err)
+	}
+	if err := syscall.SetNonblock(fds[0], true); err != nil {
+		syscall.Close(fds[0])
+		syscall.Close(fds[1])
+		return nil, nil, os.NewSyscallError("fcntl", err)
+	}
+	return os.NewFile(uintptr(fds[0]), name), os.NewFile(uintptr(fds[1]), name+" (shellsup's end)"), nil
 }

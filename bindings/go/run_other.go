@@ -2,7 +2,10 @@
 
 package shellsup
 
-import "syscall"
+import (
+	"os"
+	"syscall"
+)
 
 // platformCheck: shellsup, its child subreaper and the parent-death signal
 // exist only on Linux. Run returns this error, which wraps ErrUnsupported,
@@ -13,3 +16,6 @@ func platformCheck() error {
 
 // sysProcAttr is never used: platformCheck fails first.
 func sysProcAttr() *syscall.SysProcAttr { return nil }
+
+// socketPair is never used: platformCheck fails first.
+func socketPair(string) (*os.File, *os.File, error) { return nil, nil, ErrUnsupported }

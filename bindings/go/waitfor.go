@@ -239,7 +239,7 @@ func lastBytes(s string, n int) string {
 func (j *Job) listening(ctx context.Context, port int) (bool, error) {
 	ports, err := j.askPorts(ctx, []int{port})
 	if err != nil {
-		// The job has ended or is ending (its control pipe is closed), or
+		// The job has ended or is ending (its control channel is closed), or
 		// ctx is done: WaitFor says which.
 		return false, nil
 	}

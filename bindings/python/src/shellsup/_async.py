@@ -11,7 +11,7 @@ shellsup has reported (bounded by the core's deadlines), and then the first
 CancelledError is re-raised.
 
 If the loop is closed with the run in flight, or the task is destroyed, the
-binding closes its end of the control pipe: shellsup sees EOF, cleans up,
+binding closes its end of the control channel: shellsup sees EOF, cleans up,
 and exits by itself.
 """
 

@@ -20,14 +20,20 @@ The core owns every decision:
   waiting; and the error that names what happened and what is known to be
   left;
 - the frames: the run's frames in order, and a protocol error for anything
-  after totals or a second start.
+  after totals or a second start;
+- whether the report counts: totals (or an error frame) count only when
+  shellsup then exited with the status they promise (``expected_exit``). A
+  shellsup killed by a signal after its totals, or exiting otherwise, left
+  a report that may have been forged or that it did not stand behind: the
+  run is unreported, a protocol error, and its leaf is killed or swept as
+  for a shellsup that died without totals.
 """
 
 from __future__ import annotations
 
 import math
 import signal
-from typing import Any, Callable, List, Optional, Tuple
+from typing import Any, Callable, Collection, List, Mapping, Optional, Tuple
 
 from . import _frames, _leaf, _limits
 from ._errors import EXEC_FAILED, PROTOCOL, CleanupError, ShellsupError
@@ -89,6 +95,8 @@ class Core:
         # named a leaf (_leaf.sweep; a test may replace it)
         self.sweep_leaves: Callable[[], str] = lambda: _leaf.sweep(self.binary, self.request.env)
         self._leaf_note: Optional[str] = None
+        self._untrusted: Optional[str] = None  # why the report does not count, once judged
+        self._judged = False
 
     # -- spawning -------------------------------------------------------------
 
@@ -226,12 +234,14 @@ class Core:
         kill its cgroup leaf or sweep (blocking I/O of up to a few seconds, which an
         asyncio driver runs off its loop). outcome() does it too; twice is harmless."""
         self._judge_leftovers()
+        self._judge_report()
         self._kill_leftover_leaf()
 
     @property
     def reported(self) -> bool:
-        """Whether shellsup sent its totals (then there is nothing left to clean)."""
-        return self.session.done
+        """Whether shellsup reported and exited as its report says (then there is
+        nothing left to clean). Meaningful once shellsup is gone."""
+        return self.session.done and self._parsing and self._report_doubt() is None
 
     def outcome(self) -> SkillResult:
         """The run's result, or the exception it ends in (called once shellsup is gone)."""
@@ -240,13 +250,15 @@ class Core:
         if pending is not None:
             if isinstance(pending, ShellsupError) and pending.category == PROTOCOL:
                 raise ShellsupError(f"{pending.message}; {self._ending()}", PROTOCOL) from pending
-            if not self.session.done or self._overran:
+            if not self.session.done or self._overran or self._untrusted:
                 add_note(pending, "shellsup: " + self._ending())
             elif self._stragglers():
                 add_note(pending, "shellsup: " + self._cleanup_incomplete())
             raise pending
         if self._overran:
             raise ShellsupError(f"protocol: shellsup {self._overran}; {self._ending()}", PROTOCOL)
+        if self._untrusted:
+            raise ShellsupError(f"protocol: unreported: {self._untrusted}; {self._ending()}", PROTOCOL)
         if self.session.error is not None:
             raise self.session.error
         if self.session.result is not None:
@@ -263,8 +275,11 @@ class Core:
         the injectable ``kill_leaf``). Dead before its start frame, it named no
         leaf: once it is reaped, ``sweep_leaves`` kills every stale one."""
         start = self.session.start
-        if self.session.done or self.session.error is not None or self._leaf_note is not None:
+        trusted = self.session.done and self._untrusted is None and self._parsing
+        if trusted or self._leaf_note is not None:
             return
+        if self.session.error is not None and self._untrusted is None:
+            return  # it refused to run: nothing was started
         if start is None:
             # its frames ended cleanly before the start frame (no garbage, no error
             # frame): it died — by a signal, a crash or the binding's own SIGKILL —
@@ -275,6 +290,31 @@ class Core:
         leaf = start.get("cgroup")
         if isinstance(leaf, str) and leaf:
             self._leaf_note = self.kill_leaf(leaf)
+
+    def _judge_report(self) -> None:
+        """Once shellsup is gone: does its report count? (see expected_exit)"""
+        if not self._judged:
+            self._judged = True
+            self._untrusted = self._report_doubt()
+
+    def _report_doubt(self) -> Optional[str]:
+        """Why totals or an error frame do not count, or None when they do (or none came)."""
+        frame = self.session.totals if self.session.result is not None else None
+        if frame is None and self.session.error is None:
+            return None
+        expected, promise = expected_exit(frame)
+        code = self.returncode
+        if code is not None and code in expected:
+            return None
+        kind = "totals" if frame is not None else "error"
+        if code is None:
+            ended = "shellsup did not exit"
+        elif code < 0:
+            ended = f"shellsup was killed by {_signame(-code)}"
+        else:
+            ended = f"shellsup exited with status {code}"
+        return (f"its {kind} frame promises exit status {promise}, but {ended}: the frame may be forged, "
+                "or shellsup did not stand behind it, so it does not count")
 
     def _judge_leftovers(self) -> None:
         """Frames or bytes still buffered at the end: the drivers take every frame
@@ -352,11 +392,12 @@ class Core:
         return f"shellsup was killed by {_signame(-code)}{reported}"
 
     def _left(self) -> str:
-        if self.session.result is not None:
+        trusted = self._untrusted is None and self._parsing
+        if self.session.result is not None and trusted:
             if self._stragglers():
                 return self._cleanup_incomplete()
             return "its cleanup had finished with nothing left"
-        if self.session.error is not None:
+        if self.session.error is not None and trusted:
             return "it reported an error before running the command"
         start = self.session.start
         if start is not None:
@@ -373,6 +414,28 @@ class Core:
             )
         note = f"; {self._leaf_note}" if self._leaf_note else ""
         return f"no start frame arrived, so no command is known to have started{note}"
+
+
+def expected_exit(totals: Optional[Mapping[str, Any]]) -> Tuple[Collection[int], str]:
+    """The exit statuses shellsup promises with a totals frame (None: an error
+    frame), and how to say them: 125 if its cleanup left processes or bash's
+    status is unknown, else 124 for a timeout, 128+N for a cancel by signal N,
+    130 for any other cancel, else bash's exitCode; 125, 126 or 127 after an
+    error frame."""
+    if totals is None:
+        return (125, 126, 127), "125, 126 or 127"
+    cleanup = totals.get("cleanup")
+    cleanup = cleanup if isinstance(cleanup, dict) else {}
+    code = totals.get("exitCode")
+    if cleanup.get("stragglers") or cleanup.get("stragglersOmitted") or not isinstance(code, int) or isinstance(code, bool):
+        return (125,), "125"
+    if totals.get("timedOut") is True:
+        return (124,), "124"
+    if totals.get("cancelled") is True:
+        if totals.get("cancelReason") == "signal":
+            return range(129, 193), "128+N"
+        return (130,), "130"
+    return (code,), str(code)
 
 
 def _straggler(s: Any) -> str:

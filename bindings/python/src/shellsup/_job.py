@@ -10,9 +10,9 @@ far past the budget. wait_for()'s conditions are in ``_probe``.
 
 Every job dies with its owner: atexit cancels the live jobs and waits for
 their cleanup; if the process dies without running atexit (SIGKILL,
-os._exit), each job's shellsup sees its control pipe reach EOF and cleans
+os._exit), each job's shellsup sees its control channel reach EOF and cleans
 up by itself ("parent-gone"). A forked child closes its copies of the
-control pipes, so a fork never keeps a job alive.
+control channels, so a fork never keeps a job alive.
 """
 
 from __future__ import annotations
@@ -96,17 +96,14 @@ def _at_exit() -> None:
 
 
 def _after_fork_in_child() -> None:
-    """A forked child must not hold the jobs' control pipes: the owner's death would not reach them."""
+    """A forked child must not hold the jobs' control channels: the owner's death would not reach them."""
     global _registry_lock
     _registry_lock = threading.Lock()  # the parent's may have been held by another thread
     for job in list(_live.values()):
         job._forked = True
         proc = job._runner._proc
-        if proc is not None and proc.proc.stdin is not None:
-            try:
-                proc.proc.stdin.close()
-            except OSError:
-                pass
+        if proc is not None:
+            proc.close_stdin()
     _live.clear()
     _owned.clear()
 
@@ -327,14 +324,9 @@ class Job:
     def _send(self, frame: bytes) -> bool:
         """Write a control frame to shellsup (the runner's lock held); False when the channel is closed."""
         proc = self._runner._proc
-        stdin = proc.proc.stdin if proc is not None else None
-        if stdin is None or stdin.closed or self._core.session.done or self._forked:
+        if proc is None or self._core.session.done or self._forked:
             return False
-        try:
-            os.write(stdin.fileno(), frame)  # a few bytes into a pipe shellsup drains: never blocks
-        except OSError:
-            return False
-        return True
+        return proc.send(frame)
 
     # -- waiting -----------------------------------------------------------------------
 

@@ -4,7 +4,16 @@ Spawned with subprocess.Popen in both drivers: nothing here kills shellsup
 behind the binding's back (asyncio's subprocess transport SIGKILLs its
 child when it is closed or collected, which would leave the command's tree
 running). If the binding's process dies or drops its end of the control
-pipe, shellsup sees EOF and cleans up by itself.
+channel, shellsup sees EOF and cleans up by itself.
+
+The control channel (shellsup's stdin) and the frame stream (its stdout)
+are each one end of a socketpair(AF_UNIX, SOCK_STREAM), not a pipe. The
+command runs as the caller's user and can read the caller's /proc; a pipe
+can be reopened through /proc/<caller>/fd/N, in either direction, so the
+command could write forged frames (a clean totals) into the frame stream,
+or read the cancel frames out of the control pipe. A socket cannot be
+opened through /proc (ENXIO). The binding's ends are close-on-exec, and
+its copies of shellsup's ends are closed right after the spawn.
 
 Signals go through a pidfd where the interpreter has one (Python 3.9+),
 so they can never reach a process that reused shellsup's pid.
@@ -24,11 +33,13 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from . import _core, _frames
+from ._errors import INTERNAL, ShellsupError
 from ._validate import Request
 
 READ_SIZE = 1 << 18
@@ -51,18 +62,27 @@ class Shellsup:
 
     def __init__(self, core: "_core.Core") -> None:
         request: Request = core.request
+        control, their_control = _socketpair()
+        frames, their_frames = _socketpair(control, their_control)
         try:
             self.proc = subprocess.Popen(
                 core.argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
+                stdin=their_control.fileno(),
+                stdout=their_frames.fileno(),
                 stderr=subprocess.PIPE,
                 env=request.env,
                 bufsize=0,
                 **OWN_GROUP,
             )
         except OSError as exc:
+            control.close()
+            frames.close()
             raise core.spawn_failed(exc) from exc
+        finally:
+            their_control.close()  # shellsup has its own copies now
+            their_frames.close()
+        self.control: Optional[socket.socket] = control  # write end: cancel and ports frames
+        self.frames = frames  # read end: shellsup's frames
         self.pidfd: Optional[int] = None
         if hasattr(os, "pidfd_open"):
             try:
@@ -72,9 +92,29 @@ class Shellsup:
         self.stopped_reading = False
 
     @property
+    def control_open(self) -> bool:
+        """Whether the control channel is still open on the binding's side."""
+        return self.control is not None
+
+    def send(self, frame: bytes) -> bool:
+        """Write a control frame; False if the channel is closed or shellsup is gone.
+
+        A few bytes into a socket shellsup drains: never blocks. MSG_NOSIGNAL:
+        a shellsup that is gone is EPIPE, never SIGPIPE, whatever the
+        interpreter's SIGPIPE disposition.
+        """
+        control = self.control
+        if control is None:
+            return False
+        try:
+            control.sendall(frame, socket.MSG_NOSIGNAL)
+        except OSError:
+            return False  # shellsup is already gone: its exit ends the wait
+        return True
+
+    @property
     def stdout_fd(self) -> int:
-        assert self.proc.stdout is not None
-        return self.proc.stdout.fileno()
+        return self.frames.fileno()
 
     @property
     def stderr_fd(self) -> int:
@@ -94,22 +134,13 @@ class Shellsup:
                 self.signal(_core.SIGNALS[action])
 
     def _write_cancel(self) -> None:
-        stdin = self.proc.stdin
-        if stdin is None or stdin.closed:
-            return
-        try:
-            # 15 bytes into a pipe nothing else writes to: never blocks.
-            os.write(stdin.fileno(), _frames.CANCEL)
-        except OSError:
-            pass  # shellsup is already gone: its exit ends the wait
+        self.send(_frames.CANCEL)
 
     def close_stdin(self) -> None:
-        stdin = self.proc.stdin
-        if stdin is not None and not stdin.closed:
-            try:
-                stdin.close()
-            except OSError:
-                pass  # nothing is buffered (bufsize=0); a close error changes nothing
+        """Close the control channel: EOF for shellsup."""
+        control, self.control = self.control, None
+        if control is not None:
+            control.close()  # nothing is buffered; a close error changes nothing
 
     def signal(self, sig: int) -> None:
         """Send sig to shellsup unless it has been reaped."""
@@ -159,9 +190,19 @@ class Shellsup:
     def close(self) -> None:
         """Close every fd the binding holds; a shellsup still running is left to exit alone."""
         self.close_stdin()
-        for pipe in (self.proc.stdout, self.proc.stderr):
-            if pipe is not None:
-                pipe.close()
+        self.frames.close()
+        if self.proc.stderr is not None:
+            self.proc.stderr.close()
         if self.pidfd is not None:
             os.close(self.pidfd)
             self.pidfd = None
+
+
+def _socketpair(*opened: socket.socket) -> Tuple[socket.socket, socket.socket]:
+    """One socketpair(AF_UNIX, SOCK_STREAM), both ends close-on-exec: the binding's, then shellsup's."""
+    try:
+        return socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    except OSError as exc:  # EMFILE, ENFILE, ENOMEM: the machine, not the request
+        for s in opened:
+            s.close()
+        raise ShellsupError(f"creating a socketpair for shellsup's frames: {exc}", INTERNAL) from exc
