@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -283,5 +284,24 @@ func TestEnvAllowWithUser(t *testing.T) {
 			assert.Equal(t, "nobody", got["USER"])
 			assert.Equal(t, "nobody", got["LOGNAME"])
 		})
+	}
+}
+
+// What the README says no environment option does: the allow-list keeps a
+// variable out of the command's environment, yet a same-uid command reads
+// its harness's (here this test binary's) whole environment from /proc;
+// under --pidns the harness has no pid the command can name.
+func TestEnvAllowDoesNotHideTheHarnessEnviron(t *testing.T) {
+	probe := fmt.Sprintf(`if tr '\0' '\n' < /proc/%d/environ 2>/dev/null | grep -q '^PATH='; then echo read; else echo hidden; fi; echo "path=${PATH:+set}"`, os.Getpid())
+	for _, row := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "read\npath=set\n"},
+		{[]string{"--pidns"}, "hidden\npath=set\n"},
+	} {
+		args := append([]string{"--no-login", "--env-allow", "NOTHING_ELSE," + reapertest.TokenVar}, row.args...)
+		r := runShellsup(t, opts{args: args, command: probe})
+		assert.Equal(t, row.want, requireTotals(t, r).Stdout, "%v", row.args)
 	}
 }
