@@ -31,12 +31,13 @@ func tableEntries(t *testing.T, readme, from, to string) []string {
 	return out
 }
 
-// The README's tables list exactly what --scrub-env drops and what
-// --agent-env sets.
+// The README's tables list exactly what --scrub-env drops, what
+// --agent-env sets and what --env-allow always passes.
 func TestReadmeListsMatch(t *testing.T) {
 	raw, err := os.ReadFile("../README.md")
 	require.NoError(t, err)
 	readme := string(raw)
 	assert.ElementsMatch(t, ScrubPatterns, tableEntries(t, readme, "**`--scrub-env`**", "**`--agent-env`**"))
-	assert.ElementsMatch(t, AgentDefaults, tableEntries(t, readme, "**`--agent-env`**", "**`--workspace DIR`**"))
+	assert.ElementsMatch(t, AgentDefaults, tableEntries(t, readme, "**`--agent-env`**", "**`--env-allow NAME,…`**"))
+	assert.ElementsMatch(t, Base, tableEntries(t, readme, "**`--env-allow NAME,…`**", "**The harness's own environment"))
 }

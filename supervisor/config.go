@@ -36,6 +36,9 @@ type Args struct {
 	ScrubEnv  bool   // --scrub-env
 	AgentEnv  bool   // --agent-env
 	Workspace string // --workspace DIR
+	// EnvAllow are the --env-allow values as given (repeatable, each a
+	// comma-separated list of names).
+	EnvAllow []string
 
 	User string // --user USER[:GROUP]
 }
@@ -63,6 +66,9 @@ type Config struct {
 	ScrubEnv  bool   // drop the variables environ.Secret names
 	AgentEnv  bool   // add environ.AgentDefaults
 	Workspace string // "" or the resolved workspace the working directory lies in
+	// EnvAllow, when not empty, is the allow-list (--env-allow): only these
+	// names (and prefixes ending in *) and environ.Base reach bash.
+	EnvAllow []string
 
 	// User, when not nil, is who bash runs as (--user), looked up in
 	// /etc/passwd and /etc/group.
@@ -118,6 +124,13 @@ func (a Args) Validate() (Config, error) {
 	}
 	if err = a.validateOutput(&cfg); err != nil {
 		return cfg, err
+	}
+	for _, v := range a.EnvAllow {
+		names, err := request.SplitEnvAllow(v)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.EnvAllow = append(cfg.EnvAllow, names...)
 	}
 	if a.User != "" {
 		if cfg.User, err = credential.Resolve(a.User); err != nil {

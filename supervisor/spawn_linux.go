@@ -182,12 +182,13 @@ func shellArgv(cfg Config) []string {
 }
 
 // childEnv is shellsup's environment as environ.Build makes it (HOME always
-// set, credentials scrubbed and agent defaults added when asked for), with
+// set, the allow-list applied, credentials scrubbed and agent defaults
+// added when asked for), with
 // PWD set to the working directory, as os/exec does when it sets Dir, so
 // the shell's $PWD is the directory as given rather than a stale inherited
 // one. With --user, HOME, USER and LOGNAME are the user's.
 func childEnv(env []string, cfg Config) []string {
-	built, _ := environ.Build(env, environ.Options{Scrub: cfg.ScrubEnv, Agent: cfg.AgentEnv})
+	built, _ := environ.Build(env, environ.Options{Scrub: cfg.ScrubEnv, Agent: cfg.AgentEnv, Allow: cfg.EnvAllow})
 	out := make([]string, 0, len(built)+1)
 	for _, kv := range built {
 		if !strings.HasPrefix(kv, "PWD=") {

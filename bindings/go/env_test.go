@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shellsup/shellsup/environ"
+	"github.com/shellsup/shellsup/reaper/reapertest"
+	"github.com/shellsup/shellsup/request"
 )
 
 // argvOf runs req against a stand-in binary that records its arguments,
@@ -36,10 +38,10 @@ func TestShellOptionsBecomeFlags(t *testing.T) {
 	assert.Equal(t, []string{"--frames", "--timeout=120", "--", "true"}, plain)
 
 	spill := t.TempDir() // 0700, as a spill directory must be
-	all := argvOf(t, Request{Command: "-x", NoLogin: true, ScrubEnv: true, AgentEnv: true, Workspace: "/w",
+	all := argvOf(t, Request{Command: "-x", NoLogin: true, ScrubEnv: true, AgentEnv: true, EnvAllow: []string{"A", "LC_*"}, Workspace: "/w",
 		RedactPatterns: []string{`-tok_[a-z]+`, `a=b`}, Spill: spill, SpillMax: 64 << 20, Capture: "head+tail"})
 	assert.Equal(t, []string{"--frames", "--timeout=120", "--spill=" + spill, "--spill-max=67108864",
-		"--no-login", "--scrub-env", "--agent-env", "--workspace=/w",
+		"--no-login", "--scrub-env", "--agent-env", "--env-allow=A,LC_*", "--workspace=/w",
 		"--redact", "--redact-pattern=-tok_[a-z]+", "--redact-pattern=a=b",
 		"--capture=head+tail", "--", "-x"}, all)
 
@@ -63,6 +65,12 @@ func TestShellOptionsValidation(t *testing.T) {
 		{"workspace not UTF-8", func(r *Request) { r.Workspace = "/tmp/\xff" }, `workspace must be a valid UTF-8 path without NUL bytes (got "/tmp/\xff")`},
 		{"redact pattern invalid", func(r *Request) { r.RedactPatterns = []string{"ok", "a(b"} }, `redact pattern 1 ("a(b") is not a valid regular expression: error parsing regexp: missing closing ): ` + "`a(b`"},
 		{"redact pattern empty", func(r *Request) { r.RedactPatterns = []string{""} }, "redact pattern 0 must not be empty"},
+		{"env allow empty name", func(r *Request) { r.EnvAllow = []string{"A", ""} }, "env-allow names must be " + request.EnvAllowForm + ` (got "")`},
+		{"env allow with =", func(r *Request) { r.EnvAllow = []string{"A=1"} }, "env-allow names must be " + request.EnvAllowForm + ` (got "A=1")`},
+		{"env allow with comma", func(r *Request) { r.EnvAllow = []string{"A,B"} }, "env-allow names must be " + request.EnvAllowForm + ` (got "A,B")`},
+		{"env allow with space", func(r *Request) { r.EnvAllow = []string{"A B"} }, "env-allow names must be " + request.EnvAllowForm + ` (got "A B")`},
+		{"env allow with NUL", func(r *Request) { r.EnvAllow = []string{"A\x00"} }, "env-allow names must be " + request.EnvAllowForm + ` (got "A\x00")`},
+		{"env allow bare star", func(r *Request) { r.EnvAllow = []string{"*"} }, "env-allow names must be " + request.EnvAllowForm + `; * only at the end of a prefix (got "*")`},
 		{"redact pattern matching nothing", func(r *Request) { r.RedactPatterns = []string{"a*"} }, `redact pattern 0 ("a*") matches the empty string`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -169,4 +177,25 @@ func TestWorkspace(t *testing.T) {
 		assert.Zero(t, res)
 		assert.NoFileExists(t, marker)
 	}
+}
+
+// EnvAllow: only the named variables and the base reach the command; with
+// ScrubEnv an exactly named one passes, one named by a prefix does not.
+func TestEnvAllow(t *testing.T) {
+	req := newRequest(t, `echo "keep=${KEEP-unset} drop=${DROP-unset} my=${MY_X-unset} lang=${LANG-unset} tok=${GITHUB_TOKEN-unset} aws=${AWS_REGION-unset} leak=${`+reapertest.TokenVar+`:+set}"`)
+	req.NoLogin = true
+	req.Env = append(req.Env, "KEEP=1", "DROP=2", "MY_X=3", "GITHUB_TOKEN=g", "AWS_REGION=r")
+	res, err := Run(context.Background(), req)
+	require.NoError(t, err)
+	assert.Equal(t, "keep=1 drop=2 my=3 lang=C.UTF-8 tok=g aws=r leak=set\n", res.Stdout)
+
+	req.EnvAllow = []string{"KEEP", "MY_*", "GITHUB_TOKEN", "AWS_*", reapertest.TokenVar}
+	res, err = Run(context.Background(), req)
+	require.NoError(t, err)
+	assert.Equal(t, "keep=1 drop=unset my=3 lang=C.UTF-8 tok=g aws=r leak=set\n", res.Stdout)
+
+	req.ScrubEnv = true
+	res, err = Run(context.Background(), req)
+	require.NoError(t, err)
+	assert.Equal(t, "keep=1 drop=unset my=3 lang=C.UTF-8 tok=g aws=unset leak=set\n", res.Stdout)
 }

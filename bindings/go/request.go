@@ -123,6 +123,19 @@ type Request struct {
 	// (shellsup --agent-env).
 	AgentEnv bool
 
+	// EnvAllow, if not empty, is an allow-list (shellsup --env-allow): the
+	// command gets only the variables it names — each entry a name, or a
+	// prefix ending in "*" (LC_*), case-sensitive — plus PATH, HOME, LANG,
+	// LC_*, TERM, TZ, USER, LOGNAME, SHELL and TMPDIR. With ScrubEnv, a
+	// name listed exactly passes even if it looks like a credential; one
+	// passed by a prefix or the base is still scrubbed. AgentEnv's settings
+	// are added after it; with User, HOME, USER and LOGNAME are the user's.
+	// A bad name (empty, a bare "*", "*" not at the end, or containing "=",
+	// ",", whitespace, a control character or NUL) is a validation *Error
+	// quoting it. nil and an empty slice both mean no allow-list: to pass
+	// only the base, name one of it ([]string{"PATH"}).
+	EnvAllow []string
+
 	// Workspace, if not "", is the directory the working directory must
 	// be, or lie below, with every symbolic link followed; Cwd "" then
 	// means Workspace. A Cwd outside it is a validation *Error quoting both
@@ -197,6 +210,7 @@ type config struct {
 type shellOptions struct {
 	noLogin, scrubEnv, agentEnv bool
 	workspace                   string
+	envAllow                    []string
 	redact                      bool
 	redactPatterns              []string
 	capture                     string
@@ -218,6 +232,7 @@ func (r Request) validate() (config, error) {
 		func() error { return validateLimits(r.MaxProcs, r.MaxMemory) },
 		func() error { return validateUser(r.User) },
 		func() error { return validatePath("workspace", r.Workspace) },
+		func() error { return validateEnvAllow(r.EnvAllow) },
 		func() error { return validateCapture(r.Capture) },
 		func() error { return validateRedactPatterns(r.RedactPatterns) },
 		func() error { return validateLifetime(r.Timeout, r.Lifetime, &c) },
@@ -322,6 +337,16 @@ func validateCwd(dir string) error {
 	return nil
 }
 
+// validateEnvAllow checks every EnvAllow name as shellsup will.
+func validateEnvAllow(names []string) error {
+	for _, n := range names {
+		if err := request.ValidateEnvAllowName(n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func validateEnv(env []string) error {
 	for i, kv := range env {
 		if strings.IndexByte(kv, 0) >= 0 {
@@ -334,8 +359,8 @@ func validateEnv(env []string) error {
 // shellOptions copies the pass-through fields.
 func (r Request) shellOptions() shellOptions {
 	return shellOptions{noLogin: r.NoLogin, scrubEnv: r.ScrubEnv, agentEnv: r.AgentEnv, workspace: r.Workspace,
-		redact: r.Redact || len(r.RedactPatterns) > 0, redactPatterns: slices.Clone(r.RedactPatterns),
-		capture: r.Capture}
+		envAllow: slices.Clone(r.EnvAllow), redact: r.Redact || len(r.RedactPatterns) > 0,
+		redactPatterns: slices.Clone(r.RedactPatterns), capture: r.Capture}
 }
 
 // validatePath checks what can be checked of a directory shellsup
@@ -440,6 +465,9 @@ func (o shellOptions) args() []string {
 	flag(o.noLogin, "--no-login")
 	flag(o.scrubEnv, "--scrub-env")
 	flag(o.agentEnv, "--agent-env")
+	if len(o.envAllow) > 0 {
+		args = append(args, "--env-allow="+strings.Join(o.envAllow, ","))
+	}
 	value("--workspace", o.workspace)
 	flag(o.redact, "--redact")
 	for _, p := range o.redactPatterns {

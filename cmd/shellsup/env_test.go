@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -130,7 +131,9 @@ func envOf(t *testing.T, args, extra []string) map[string]string {
 // the rest; without it they pass.
 func TestScrubEnvHidesCredentials(t *testing.T) {
 	secrets := []string{"GITHUB_TOKEN=ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "AWS_SECRET_ACCESS_KEY=s3cr3t",
-		"OPENAI_API_KEY=sk-x", "DB_PASSWORD=hunter2", "npm_token=t"}
+		"OPENAI_API_KEY=sk-x", "DB_PASSWORD=hunter2", "npm_token=t",
+		"npm_config_//registry.npmjs.org/:_authToken=npm_x", "MYSQL_PWD=p", "GPG_PASSPHRASE=g", "CI_JOB_JWT_V2=j",
+		"SLACK_WEBHOOK_URL=https://hooks.slack.com/x", "SECRET_KEY_BASE=b", "SENDGRID_APIKEY=SG.x", "OP_SESSION_my=o"}
 	keep := []string{"KEEP_ME=1", "KEYBOARD=us", "TOKENIZER=bpe"}
 	extra := append(append([]string{}, secrets...), keep...)
 
@@ -210,4 +213,95 @@ func TestWorkspace(t *testing.T) {
 		assert.Equal(t, `shellsup: workspace "`+missing+`" does not exist`+"\n", string(out))
 		assert.NoFileExists(t, marker)
 	})
+}
+
+// bashMade are the variables bash itself sets in a non-login shell.
+var bashMade = map[string]bool{"PWD": true, "SHLVL": true, "_": true, "OLDPWD": true}
+
+// --env-allow passes only the named variables (exact, or a prefix ending
+// in *) and the documented base; the leak token is allowed by name so the
+// leak check still sees the command.
+func TestEnvAllowPassesOnlyNamed(t *testing.T) {
+	extra := []string{"FOO=1", "FOOBAR=2", "MY_1=a", "MY_2=b", "GITHUB_TOKEN=g", "LC_ALL=C", "TZ=UTC",
+		"TMPDIR=/tmp", "SHELL=/bin/bash", "TERM=xterm", "LANG=C.UTF-8", "USER=u", "LOGNAME=u", "UNLISTED=x"}
+	plain := envOf(t, []string{"--no-login"}, extra)
+	assert.Equal(t, "2", plain["FOOBAR"], "without --env-allow everything passes")
+	allowed := envOf(t, []string{"--no-login", "--env-allow", "FOO,MY_*", "--env-allow=" + reapertest.TokenVar}, extra)
+	want := map[string]string{"FOO": "1", "MY_1": "a", "MY_2": "b", "LC_ALL": "C", "TZ": "UTC", "TMPDIR": "/tmp",
+		"SHELL": "/bin/bash", "TERM": "xterm", "LANG": "C.UTF-8", "USER": "u", "LOGNAME": "u", "HOME": cleanHome, "PATH": plain["PATH"]}
+	for name, value := range want {
+		assert.Equal(t, value, allowed[name], "%s passes", name)
+	}
+	assert.Contains(t, allowed, reapertest.TokenVar)
+	for name := range allowed {
+		if _, ok := want[name]; !ok && !bashMade[name] && name != reapertest.TokenVar {
+			t.Errorf("%s passed the allow-list", name)
+		}
+	}
+}
+
+// --env-allow with --scrub-env: a name listed exactly passes even if it
+// looks like a credential; one passed by a prefix is still scrubbed. With
+// --agent-env the defaults are added after the allow-list.
+func TestEnvAllowComposes(t *testing.T) {
+	extra := []string{"GITHUB_TOKEN=g", "AWS_SECRET_ACCESS_KEY=s", "AWS_REGION=r", "PAGER=less"}
+	got := envOf(t, []string{"--scrub-env", "--agent-env", "--env-allow", "GITHUB_TOKEN,AWS_*," + reapertest.TokenVar}, extra)
+	assert.Equal(t, "g", got["GITHUB_TOKEN"])
+	assert.NotContains(t, got, "AWS_SECRET_ACCESS_KEY")
+	assert.NotContains(t, got, "AWS_REGION")
+	assert.Equal(t, "cat", got["PAGER"])
+	assert.Equal(t, "1", got["NO_COLOR"])
+}
+
+// A bad --env-allow name is refused, quoted, and nothing is spawned.
+func TestEnvAllowValidated(t *testing.T) {
+	for _, bad := range []string{"", "A,,B", "A=1", "A B", "*", "A*B", "OK,"} {
+		t.Run(bad, func(t *testing.T) {
+			marker := filepath.Join(t.TempDir(), "spawned")
+			r := runShellsup(t, opts{args: []string{"--env-allow=" + bad}, command: "touch " + marker})
+			assertRefused(t, r, protocol.CategoryValidation, "env-allow names must be", marker)
+		})
+	}
+	r := runShellsup(t, opts{args: []string{"--env-allow", "GOOD,BAD=1"}, command: "true"})
+	assertRefused(t, r, protocol.CategoryValidation, `(got "BAD=1")`, "")
+}
+
+// With --user, the allow-list is applied first and then HOME, USER and
+// LOGNAME are the user's, in every tier.
+func TestEnvAllowWithUser(t *testing.T) {
+	pw := needUserNobody(t)
+	home := pw.HomeDir
+	if home == "" {
+		home = environ.NoHome
+	}
+	for name, tier := range userTiers() {
+		t.Run(name, func(t *testing.T) {
+			args := append([]string{"--no-login", "--user", "nobody", "--cwd", "/", "--env-allow", "KEEP," + reapertest.TokenVar}, tier...)
+			got := envOf(t, args, []string{"KEEP=k", "DROP=d", "USER=root", "LOGNAME=root"})
+			assert.Equal(t, "k", got["KEEP"])
+			assert.NotContains(t, got, "DROP")
+			assert.Equal(t, home, got["HOME"])
+			assert.Equal(t, "nobody", got["USER"])
+			assert.Equal(t, "nobody", got["LOGNAME"])
+		})
+	}
+}
+
+// What the README says no environment option does: the allow-list keeps a
+// variable out of the command's environment, yet a same-uid command reads
+// its harness's (here this test binary's) whole environment from /proc;
+// under --pidns the harness has no pid the command can name.
+func TestEnvAllowDoesNotHideTheHarnessEnviron(t *testing.T) {
+	probe := fmt.Sprintf(`if tr '\0' '\n' < /proc/%d/environ 2>/dev/null | grep -q '^PATH='; then echo read; else echo hidden; fi; echo "path=${PATH:+set}"`, os.Getpid())
+	for _, row := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "read\npath=set\n"},
+		{[]string{"--pidns"}, "hidden\npath=set\n"},
+	} {
+		args := append([]string{"--no-login", "--env-allow", "NOTHING_ELSE," + reapertest.TokenVar}, row.args...)
+		r := runShellsup(t, opts{args: args, command: probe})
+		assert.Equal(t, row.want, requireTotals(t, r).Stdout, "%v", row.args)
+	}
 }

@@ -32,6 +32,11 @@ options:
   --no-login         bash --norc -c instead of bash -lc: no profile or rc file is read
   --scrub-env        drop variables whose names mark credentials (*_TOKEN, AWS_*, ...)
   --agent-env        set PAGER=cat, GIT_PAGER=cat, NO_COLOR=1, TERM=dumb, ...
+  --env-allow NAME,...
+                     pass only these variables (NAME or a PREFIX*; repeatable)
+                     plus PATH, HOME, LANG, LC_*, TERM, TZ, USER, LOGNAME,
+                     SHELL, TMPDIR; with --scrub-env a name listed exactly is
+                     kept, the rest is still scrubbed
   --workspace DIR    the working directory (default DIR) must lie in DIR, links followed
   --frames           machine mode: msgpack frames on stdout, control frames on stdin
   --pidns            run the command in its own PID namespace (see the README)
@@ -142,6 +147,10 @@ func Parse(argv []string) (supervisor.Args, error) {
 	fs.BoolVar(&a.NoLogin, "no-login", false, "")
 	fs.BoolVar(&a.ScrubEnv, "scrub-env", false, "")
 	fs.BoolVar(&a.AgentEnv, "agent-env", false, "")
+	fs.Func("env-allow", "", func(s string) error {
+		a.EnvAllow = append(a.EnvAllow, s)
+		return nil
+	})
 	fs.StringVar(&a.Workspace, "workspace", "", "")
 	fs.StringVar(&a.User, "user", "", "")
 	outputFlags(fs, &a.Output)
@@ -199,7 +208,7 @@ func options(argv []string) []string {
 }
 
 // optionNames lists the options for an "unknown option" message.
-const optionNames = "--timeout, --cwd, --budget, --grace, --no-login, --scrub-env, --agent-env, --workspace, --frames, --pidns, --user, --max-procs, --max-memory, --cgroup, --no-cgroup, --require, --spill, --spill-max, --capture, --lifetime, --redact, --redact-pattern, --quiet, --version, --help"
+const optionNames = "--timeout, --cwd, --budget, --grace, --no-login, --scrub-env, --agent-env, --env-allow, --workspace, --frames, --pidns, --user, --max-procs, --max-memory, --cgroup, --no-cgroup, --require, --spill, --spill-max, --capture, --lifetime, --redact, --redact-pattern, --quiet, --version, --help"
 
 // describeFlagError rewords the flag package's errors, naming the option
 // the way the user typed it ("-V" stays "-V", "--V" stays "--V").

@@ -39,3 +39,19 @@ func TestParseEnvironmentFlagsTakeNoValue(t *testing.T) {
 	require.ErrorAs(t, err, &ve)
 	assert.Contains(t, ve.Msg, `option "--no-login" takes no value (got "maybe")`)
 }
+
+// --env-allow is repeatable; each value is kept as given, split and
+// checked by Validate.
+func TestParseEnvAllow(t *testing.T) {
+	a, err := Parse([]string{"--env-allow", "A,B*", "-env-allow=C", "--", "x"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"A,B*", "C"}, a.EnvAllow)
+	cfg, err := a.Validate()
+	require.NoError(t, err)
+	assert.Equal(t, []string{"A", "B*", "C"}, cfg.EnvAllow)
+
+	a, err = Parse([]string{"--env-allow", "A,X=1", "--", "x"})
+	require.NoError(t, err)
+	_, err = a.Validate()
+	assert.ErrorContains(t, err, `(got "X=1")`)
+}

@@ -69,6 +69,39 @@ def test_scrub_env_and_agent_env(driver, monkeypatch):
         "token=unset aws=unset openai=unset keep=1 pager=cat color=1 term=dumb\n"
 
 
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_env_allow(driver, monkeypatch):
+    """Only the named variables (exact or PREFIX*) and the base pass; with scrub_env an
+    exactly named one passes, one passed by a prefix does not; agent_env adds after."""
+    for kv in ("KEEP=1", "DROP=2", "MY_X=3", "GITHUB_TOKEN=g", "AWS_REGION=r", "LANG=C.UTF-8", "PAGER=less"):
+        name, value = kv.split("=", 1)
+        monkeypatch.setenv(name, value)
+    probe = ('echo "keep=${KEEP-unset} drop=${DROP-unset} my=${MY_X-unset} lang=${LANG-unset} '
+             'tok=${GITHUB_TOKEN-unset} aws=${AWS_REGION-unset} pager=$PAGER"')
+    allow = ["KEEP", "MY_*", "GITHUB_TOKEN", "AWS_*", "SHELLSUP_LEAK_TOKEN"]
+    assert driver(probe, no_login=True)["stdout"] == "keep=1 drop=2 my=3 lang=C.UTF-8 tok=g aws=r pager=less\n"
+    assert driver(probe, no_login=True, env_allow=allow)["stdout"] == \
+        "keep=1 drop=unset my=3 lang=C.UTF-8 tok=g aws=r pager=\n"
+    assert driver(probe, no_login=True, env_allow=tuple(allow), scrub_env=True, agent_env=True)["stdout"] == \
+        "keep=1 drop=unset my=3 lang=C.UTF-8 tok=g aws=unset pager=cat\n"
+    assert driver("env -0", no_login=True, env_allow=[])["stdout"].count("DROP=2") == 1, "[] is no allow-list"
+
+
+def test_env_allow_in_a_job(monkeypatch):
+    monkeypatch.setenv("KEEP", "1")
+    monkeypatch.setenv("DROP", "2")
+    with shell.start('echo "keep=${KEEP-unset} drop=${DROP-unset}"', no_login=True,
+                     env_allow=["KEEP", "SHELLSUP_LEAK_TOKEN"]) as job:
+        assert job.wait(timeout=30)["stdout"] == "keep=1 drop=unset\n"
+
+
+def test_env_allow_refused_by_start(no_spawn):
+    with pytest.raises(shell.ShellsupError) as exc:
+        shell.start("echo never", env_allow=["A=B"])
+    assert exc.value.category == "validation"
+    assert '(got "A=B")' in str(exc.value)
+
+
 @pytest.fixture
 def workspace(tmp_path):
     root = tmp_path.resolve()
@@ -137,6 +170,17 @@ ROWS = [
     ("spill_max-alone-str", dict(spill_max="64M"), 'spill_max (got "64M") needs a spill directory: pass spill= too'),
     ("capture-bad", dict(capture="middle"), 'capture must be "head", "tail" or "head+tail", or None for "head" (got "middle")'),
     ("capture-case", dict(capture="Tail"), '(got "Tail")'),
+    ("env_allow-str", dict(env_allow="PATH"),
+     'env_allow must be a list of variable names (strings) or None (got "PATH" of type str)'),
+    ("env_allow-empty", dict(env_allow=["A", ""]), 'env_allow[1] must be a variable name, or a prefix ending in * (e.g. MY_VAR, LC_*), without =, commas, whitespace, control characters or NUL bytes (got "")'),
+    ("env_allow-eq", dict(env_allow=["A=1"]), '(got "A=1")'),
+    ("env_allow-comma", dict(env_allow=["A,B"]), '(got "A,B")'),
+    ("env_allow-space", dict(env_allow=["A B"]), '(got "A B")'),
+    ("env_allow-nul", dict(env_allow=["A\0"]), "env_allow[0] must be"),
+    ("env_allow-nbsp", dict(env_allow=["A\xa0B"]), "env_allow[0] must be"),
+    ("env_allow-star", dict(env_allow=["*"]), '* only at the end of a prefix (got "*")'),
+    ("env_allow-mid-star", dict(env_allow=["A*B"]), '* only at the end of a prefix (got "A*B")'),
+    ("env_allow-bytes", dict(env_allow=[b"A"]), "(got b'A' of type bytes)"),
 ]
 
 
@@ -179,11 +223,11 @@ def test_options_become_flags(tmp_path):
     spill = tmp_path / "spill"
     spill.mkdir()
     req = _validate.request("-x", str(tmp_path), None, None, None, None, no_login=True, scrub_env=True, agent_env=True,
-                            workspace=tmp_path, redact_patterns=["-tok_[a-z]+", "a=b"], spill=spill,
+                            env_allow=["A", "LC_*"], workspace=tmp_path, redact_patterns=["-tok_[a-z]+", "a=b"], spill=spill,
                             spill_max=64 << 20, capture="head+tail")
     argv = req.argv("shellsup")
     assert argv[argv.index("--budget") + 2:] == [
-        "--no-login", "--scrub-env", "--agent-env", f"--workspace={tmp_path}", "--redact",
+        "--no-login", "--scrub-env", "--agent-env", "--env-allow=A,LC_*", f"--workspace={tmp_path}", "--redact",
         "--redact-pattern=-tok_[a-z]+", "--redact-pattern=a=b", f"--spill={spill}", "--spill-max=67108864",
         "--capture=head+tail", "--", "-x"]
     plain = _validate.request("true", None, None, None, None, None).argv("shellsup")

@@ -85,6 +85,7 @@ def run(
     no_login: bool = False,
     scrub_env: bool = False,
     agent_env: bool = False,
+    env_allow: Optional[Sequence[str]] = None,
     workspace: Optional[PathLike] = None,
     redact: bool = False,
     redact_patterns: Optional[Sequence[str]] = None,
@@ -144,6 +145,16 @@ def run(
         (``*_TOKEN``, ``AWS_*``, ...) from the command's environment.
     agent_env: set ``PAGER=cat``, ``GIT_PAGER=cat``, ``NO_COLOR=1``,
         ``TERM=dumb`` and the rest of the README's list.
+    env_allow: a list of variable names (or prefixes ending in ``*``,
+        ``"LC_*"``; case-sensitive): the command gets only those plus PATH,
+        HOME, LANG, LC_*, TERM, TZ, USER, LOGNAME, SHELL and TMPDIR
+        (shellsup --env-allow). With scrub_env, a name listed exactly passes
+        even if it looks like a credential; one passed by a prefix or the
+        base is still scrubbed; agent_env's settings are added after it;
+        with user, HOME, USER and LOGNAME are the user's. None or ``[]``:
+        no allow-list. A bad name (empty, ``"*"`` alone or not at the end,
+        containing ``=``, ``,``, whitespace, a control character or NUL)
+        raises ShellsupError "validation" quoting it.
     workspace: a directory the working directory must be, or lie below,
         with symbolic links followed (else ShellsupError "validation"
         quoting both); cwd None then means the workspace.
@@ -172,7 +183,7 @@ def run(
     """
     req = request(command, cwd, timeout, budget, grace, env, max_procs, max_memory, pidns, user=user,
                   no_login=no_login,
-                  scrub_env=scrub_env, agent_env=agent_env, workspace=workspace, redact=redact,
+                  scrub_env=scrub_env, agent_env=agent_env, env_allow=env_allow, workspace=workspace, redact=redact,
                   redact_patterns=redact_patterns, spill=spill, spill_max=spill_max, capture=capture)
     progress = check_progress(progress)
     runner = Run(req, find_binary(), progress)
@@ -196,6 +207,7 @@ async def run_async(
     no_login: bool = False,
     scrub_env: bool = False,
     agent_env: bool = False,
+    env_allow: Optional[Sequence[str]] = None,
     workspace: Optional[PathLike] = None,
     redact: bool = False,
     redact_patterns: Optional[Sequence[str]] = None,
@@ -214,7 +226,7 @@ async def run_async(
     """
     req = request(command, cwd, timeout, budget, grace, env, max_procs, max_memory, pidns, user=user,
                   no_login=no_login,
-                  scrub_env=scrub_env, agent_env=agent_env, workspace=workspace, redact=redact,
+                  scrub_env=scrub_env, agent_env=agent_env, env_allow=env_allow, workspace=workspace, redact=redact,
                   redact_patterns=redact_patterns, spill=spill, spill_max=spill_max, capture=capture)
     progress = check_progress(progress)
     return await AsyncRun(req, find_binary(), progress).wait()

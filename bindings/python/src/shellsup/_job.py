@@ -531,6 +531,7 @@ def start(
     no_login: bool = False,
     scrub_env: bool = False,
     agent_env: bool = False,
+    env_allow: Optional[Sequence[str]] = None,
     workspace: Optional[PathLike] = None,
     redact: bool = False,
     redact_patterns: Optional[Sequence[str]] = None,
@@ -553,7 +554,7 @@ def start(
     """
     _refuse_extra(extra)
     base = request(command, cwd, 1, budget, grace, env, max_procs, max_memory, pidns, user=user,  # 1: replaced by the lifetime
-                   no_login=no_login, scrub_env=scrub_env, agent_env=agent_env, workspace=workspace,
+                   no_login=no_login, scrub_env=scrub_env, agent_env=agent_env, env_allow=env_allow, workspace=workspace,
                    redact=redact, redact_patterns=redact_patterns, capture=capture)
     life = check_lifetime(lifetime)
     spill_dir = check_spill_dir(spill)

@@ -53,6 +53,7 @@ class ShellOptions:
     no_login: bool = False
     scrub_env: bool = False
     agent_env: bool = False
+    env_allow: Tuple[str, ...] = ()  # names or PREFIX*; () means no allow-list
     workspace: Optional[str] = None  # absolute
     redact: bool = False
     redact_patterns: Tuple[str, ...] = ()
@@ -65,6 +66,8 @@ class ShellOptions:
         starting with "-" cannot be read as a flag)."""
         flags = [name for on, name in ((self.no_login, "--no-login"), (self.scrub_env, "--scrub-env"),
                                        (self.agent_env, "--agent-env")) if on]
+        if self.env_allow:
+            flags.append("--env-allow=" + ",".join(self.env_allow))
         if self.workspace is not None:
             flags.append("--workspace=" + self.workspace)
         if self.redact or self.redact_patterns:
@@ -298,6 +301,37 @@ def check_user(user: Any) -> Optional[str]:
     return user
 
 
+ENV_ALLOW_FORM = ("a variable name, or a prefix ending in * (e.g. MY_VAR, LC_*), without =, commas, "
+                  "whitespace, control characters or NUL bytes")
+
+
+def _bad_env_char(c: str) -> bool:
+    # Go's request.badEnvRune, character for character.
+    return (c <= " " or c == "\x7f" or "\x80" <= c <= "\x9f" or c in "=,\xa0\u2028\u2029\ufffd"
+            or "\ud800" <= c <= "\udfff")
+
+
+def check_env_allow(names: Any) -> Tuple[str, ...]:
+    """None, or a list (or tuple) of allow-list names, each checked as
+    shellsup checks an --env-allow name (Go's request.ValidateEnvAllowName):
+    not empty, without =, commas, whitespace, control characters or NUL, and
+    * only at the end of a prefix, not alone. An empty list is no allow-list."""
+    if names is None:
+        return ()
+    if not isinstance(names, (list, tuple)):
+        raise invalid(f"env_allow must be a list of variable names (strings) or None "
+                      f"(got {quote(names)} of type {type(names).__name__})")
+    for i, n in enumerate(names):
+        if not isinstance(n, str):
+            raise invalid(f"env_allow[{i}] must be {ENV_ALLOW_FORM} (got {quote(n)} of type {type(n).__name__})")
+        if n == "" or any(_bad_env_char(c) for c in n):
+            raise invalid(f"env_allow[{i}] must be {ENV_ALLOW_FORM} (got {quote(n)})")
+        stem = n[:-1] if n.endswith("*") else n
+        if stem == "" or "*" in stem:
+            raise invalid(f"env_allow[{i}] must be {ENV_ALLOW_FORM}; * only at the end of a prefix (got {quote(n)})")
+    return tuple(names)
+
+
 MIN_PROCS, MAX_PROCS, MIN_MEMORY = _limits.MIN_PROCS, _limits.MAX_PROCS, _limits.MIN_MEMORY
 _UNITS = {"K": 10, "M": 20, "G": 30, "T": 40}
 _WHOLE = re.compile(r"[+-]?[0-9]+\Z")
@@ -430,19 +464,21 @@ def check_capture(capture: Any) -> Optional[str]:
     return capture
 
 
-def shell_options(no_login: Any = False, scrub_env: Any = False, agent_env: Any = False, workspace: Any = None,
+def shell_options(no_login: Any = False, scrub_env: Any = False, agent_env: Any = False, env_allow: Any = None,
+                  workspace: Any = None,
                   redact: Any = False, redact_patterns: Any = None, spill: Any = None, spill_max: Any = None,
                   capture: Any = None) -> ShellOptions:
     """Check the pass-through options, in the order of run()'s signature."""
     no_login = check_flag("no_login", no_login)
     scrub_env = check_flag("scrub_env", scrub_env)
     agent_env = check_flag("agent_env", agent_env)
+    allow = check_env_allow(env_allow)
     workspace = None if workspace is None else check_directory("workspace", workspace)
     redact = check_flag("redact", redact)
     patterns = check_redact_patterns(redact_patterns)
     spill = check_spill_dir(spill)
-    return ShellOptions(no_login=no_login, scrub_env=scrub_env, agent_env=agent_env, workspace=workspace,
-                        redact=redact, redact_patterns=patterns, spill=spill,
+    return ShellOptions(no_login=no_login, scrub_env=scrub_env, agent_env=agent_env, env_allow=allow,
+                        workspace=workspace, redact=redact, redact_patterns=patterns, spill=spill,
                         spill_max=check_spill_max(spill_max, spill), capture=check_capture(capture))
 
 
