@@ -232,7 +232,8 @@ OWNER = textwrap.dedent("""
     import shellsup as shell
     jobs = [
         shell.start("setsid bash -c 'exec sleep 300' </dev/null >/dev/null 2>&1 & sleep 300", name="daemon", grace=0.5),
-        shell.start("trap '' TERM; sleep 300 & sleep 300", name="term-ignorer", grace=0.5),
+        # A long grace: an owner's death must not wait for it (see below).
+        shell.start("trap '' TERM; sleep 300 & sleep 300", name="term-ignorer", grace=5 if sys.argv[1] == "sigkill" else 0.5),
         shell.start("sleep 300", name="plain", grace=0.5),
     ]
     print(json.dumps({"spill": [j.spill for j in jobs], "pids": [j.pid for j in jobs]}), flush=True)
@@ -260,7 +261,12 @@ def test_jobs_die_with_their_owner(tmp_path: Path, leaks, child_env, ending: str
         owner.stdout.close()
     started = time.monotonic()
     poll(lambda: not leaks.survivors(), what="every process of every job gone")
-    print(f"owner {ending}: every job process gone {time.monotonic() - started:.2f}s after the owner")
+    took = time.monotonic() - started
+    print(f"owner {ending}: every job process gone {took:.2f}s after the owner")
+    if ending == "sigkill":
+        # With the owner gone nobody waits for a graceful end: the TERM-ignorer's
+        # job (grace 5 s) is killed at once, not after its grace.
+        assert took < 2.5, f"a job outlived its SIGKILLed owner by {took:.2f}s"
     for spill in info["spill"]:
         if ending == "exit":
             assert not os.path.exists(Path(spill).parent)  # atexit removed the binding's spill directories
