@@ -191,9 +191,18 @@ func copyExecutable(t *testing.T, src, dst string) string {
 
 // refusedSockets checks that the command found at least two sockets of
 // the harness (the control channel and the frame stream) and could open
-// none of them.
-func refusedSockets(t *testing.T, log []string) {
+// none of them; as nobody, that it found no fd of the harness at all.
+func refusedSockets(t *testing.T, user string, log []string) {
 	t.Helper()
+	if user == "nobody" {
+		// The binding holds the harness non-dumpable while a run is open
+		// (dumpable_linux.go): a command of its own uid cannot even list
+		// its fds. A root command can, and meets ENXIO below.
+		for _, line := range log {
+			assert.False(t, strings.Contains(line, "socket:") || strings.Contains(line, "pipe:"), "the command reached the harness's fds: %q", log)
+		}
+		return
+	}
 	var sockets []string
 	for _, line := range log {
 		if strings.Contains(line, "socket:") {
@@ -233,7 +242,7 @@ func TestForgedTotalsAndKilledShellsup(t *testing.T) {
 					} else {
 						require.Equal(t, CategoryProtocol, rep.Category, "never a clean result: %+v", rep)
 						assert.Contains(t, rep.Message, "signal: killed")
-						refusedSockets(t, log)
+						refusedSockets(t, user, log)
 					}
 					if contains(tiers, "cgroup") || contains(tiers, "pidns") {
 						gone := proctest.Await(5*time.Second, func() bool {
@@ -274,7 +283,7 @@ func TestCommandCannotSwallowCancel(t *testing.T) {
 			t.Cleanup(func() { reapertest.Check(t, tok) })
 			rep, log := attack(t, tok, user, "swallow", "start", "default")
 			require.Empty(t, rep.Category, "%+v", rep)
-			refusedSockets(t, log)
+			refusedSockets(t, user, log)
 			assert.True(t, rep.Cancel, "%+v", rep)
 			assert.Less(t, rep.KillSecs, 10.0)
 		})

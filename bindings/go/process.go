@@ -68,6 +68,7 @@ func start(bin string, cfg config) (*process, error) {
 	p.cmd.WaitDelay = stderrWait
 
 	started := make(chan error, 1)
+	holdUndumpable() // until shellsup has exited: see dumpable_linux.go
 	go p.own(started)
 	err = <-started
 	ctrlR.Close() // shellsup has its own copies of these ends now
@@ -90,6 +91,7 @@ func start(bin string, cfg config) (*process, error) {
 func (p *process) own(started chan<- error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	defer releaseUndumpable()
 	if err := p.cmd.Start(); err != nil {
 		started <- err
 		return

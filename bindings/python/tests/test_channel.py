@@ -169,12 +169,7 @@ def test_a_forged_totals_frame_and_a_killed_shellsup_end_in_an_error(tmp_path, l
     assert "result" not in out, out
     assert out["error"]["category"] == "protocol", out
     assert "shellsup was killed by SIGKILL" in out["error"]["message"], out
-    # The attack found the harness's frame channel, and could not open it.
-    sockets = [line for line in out["log"] if "socket:" in line]
-    assert len(sockets) >= 2, out["log"]  # the control channel and the frame stream
-    for line in sockets:
-        assert line.startswith("refused ") and "No such device or address" in line, out["log"]
-    assert not [line for line in _channel_lines(out) if line.startswith("wrote ") and "socket:" in line]
+    _refused(out, user)
     sleeper = [int(line.split()[1]) for line in out["log"] if line.startswith("sleeper ")]
     assert sleeper, out["log"]
     tiers = out["tier"].split("+")
@@ -190,6 +185,21 @@ def test_a_forged_totals_frame_and_a_killed_shellsup_end_in_an_error(tmp_path, l
     leaks.kill(leaks.survivors())
 
 
+def _refused(out: Dict[str, Any], user: str) -> None:
+    """The attack could not open the harness's frame channel. As nobody it
+    cannot even list the harness's fds (the binding holds the harness
+    non-dumpable while a run is open); a root command can, and finds two
+    sockets that cannot be reopened (ENXIO)."""
+    if user == "nobody":
+        assert _channel_lines(out) == [], out["log"]
+        return
+    sockets = [line for line in out["log"] if "socket:" in line]
+    assert len(sockets) >= 2, out["log"]  # the control channel and the frame stream
+    for line in sockets:
+        assert line.startswith("refused ") and "No such device or address" in line, out["log"]
+    assert not [line for line in _channel_lines(out) if line.startswith("wrote ") and "socket:" in line]
+
+
 def _await_no_survivors(leaks, out: Dict[str, Any]) -> None:
     end = time.monotonic() + 5
     while leaks.survivors() and time.monotonic() < end:
@@ -201,10 +211,7 @@ def _await_no_survivors(leaks, out: Dict[str, Any]) -> None:
 def test_the_command_cannot_open_the_control_channel_to_swallow_a_cancel(tmp_path, leaks, child_env, user):
     out = _scenario(child_env, user, scenario="swallow", api="start", pidns=False, command=SWALLOW)
     assert "error" not in out, out
-    sockets = [line for line in out["log"] if "socket:" in line]
-    assert len(sockets) >= 2, out["log"]
-    for line in sockets:
-        assert line.startswith("refused ") and "No such device or address" in line, out["log"]
+    _refused(out, user)
     res = out["result"]
     assert res["cancelled"] is True and res["timedOut"] is False, res
     assert out["killSeconds"] < 10, out
@@ -248,3 +255,37 @@ def test_a_shellsup_that_exits_otherwise_than_its_totals_say_is_unreported(tmp_p
     assert err.category == "protocol"
     assert "unreported: its totals frame promises exit status 0, but shellsup exited with status 1" in str(err), err
     assert "its cleanup had finished" not in str(err)
+
+
+# Tries what a command running as the harness's user can do to a dumpable
+# harness: PTRACE_ATTACH it (then detach at once) and read its environment.
+PTRACE = r"""
+s=$(cat /proc/$PPID/stat); s=${s##*) }; set -- $s; h=$2
+cat /proc/$h/environ > /dev/null 2>&1 && echo "environ read" >> "$LOG" || echo "environ refused" >> "$LOG"
+ls /proc/$h/fd > /dev/null 2>&1 && echo "fds listed" >> "$LOG" || echo "fds refused" >> "$LOG"
+PYBIN -c '
+import ctypes, os, sys
+h = int(sys.argv[1]); libc = ctypes.CDLL(None, use_errno=True)
+if libc.ptrace(16, h, None, None) == 0:        # PTRACE_ATTACH
+    os.waitpid(h, 0x40000000)                  # __WALL: the harness stops
+    libc.ptrace(17, h, None, None)             # PTRACE_DETACH: it runs on
+    print("attached")
+else:
+    print("attach refused", ctypes.get_errno())
+' $h >> "$LOG"
+"""
+
+
+@pytest.mark.parametrize("api", ["run", "start"])
+def test_a_same_uid_command_cannot_ptrace_or_read_the_harness(tmp_path, leaks, child_env, api):
+    # The red team's finding: with no Yama here, a command running as the
+    # harness's user attached to the dumpable harness (and pidfd_getfd took
+    # its sockets). The binding makes the harness non-dumpable while a run
+    # is open: as nobody, the command can neither attach nor read it.
+    out = _scenario(child_env, "nobody", scenario="forge", api=api, pidns=False,
+                    command=PTRACE.replace("PYBIN", PY))
+    log = out["log"]
+    assert "environ refused" in log, log
+    assert "fds refused" in log, log
+    assert any(line.startswith("attach refused") for line in log), log
+    assert "result" in out and out["result"]["exitCode"] == 0, out

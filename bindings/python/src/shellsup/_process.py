@@ -38,7 +38,7 @@ import subprocess
 import sys
 from typing import Any, Dict, List, Optional, Tuple
 
-from . import _core, _frames
+from . import _core, _dumpable, _frames
 from ._errors import INTERNAL, ShellsupError
 from ._validate import Request
 
@@ -64,6 +64,8 @@ class Shellsup:
         request: Request = core.request
         control, their_control = _socketpair()
         frames, their_frames = _socketpair(control, their_control)
+        _dumpable.hold()  # until close(): see _dumpable
+        self._held = True
         try:
             self.proc = subprocess.Popen(
                 core.argv,
@@ -77,6 +79,7 @@ class Shellsup:
         except OSError as exc:
             control.close()
             frames.close()
+            self._release()
             raise core.spawn_failed(exc) from exc
         finally:
             their_control.close()  # shellsup has its own copies now
@@ -187,8 +190,14 @@ class Shellsup:
         fields = stat[stat.rfind(b")") + 2:].split()
         return bool(fields) and fields[0] in (b"T", b"t")
 
+    def _release(self) -> None:
+        if self._held:
+            self._held = False
+            _dumpable.release()
+
     def close(self) -> None:
         """Close every fd the binding holds; a shellsup still running is left to exit alone."""
+        self._release()
         self.close_stdin()
         self.frames.close()
         if self.proc.stderr is not None:

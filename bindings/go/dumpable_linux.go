@@ -1,0 +1,49 @@
+package shellsup
+
+import (
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// The harness is made non-dumpable (PR_SET_DUMPABLE 0) while any run or
+// job of this package is open, and given its old setting back after the
+// last one. A command runs as the harness's user: while the harness is
+// dumpable, such a command can ptrace it or take its fds with pidfd_getfd
+// (the frames sockets included), and read /proc/<harness>/environ and
+// /proc/<harness>/fd. A non-dumpable process refuses all of that to every
+// caller without CAP_SYS_PTRACE; a root command keeps it (run it with
+// Request.User). The setting is per process and is reset at exec, so
+// shellsup and the command are not affected by it.
+var dumpable struct {
+	sync.Mutex
+	holds int
+	was   int // PR_GET_DUMPABLE before the first hold
+}
+
+// holdUndumpable adds one hold; the first makes the process non-dumpable.
+func holdUndumpable() {
+	dumpable.Lock()
+	defer dumpable.Unlock()
+	if dumpable.holds == 0 {
+		was, err := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0)
+		if err != nil {
+			was = 0 // unknown: never made dumpable again
+		}
+		dumpable.was = was
+		_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0) // cannot fail for 0; if it did, the run goes on as before
+	}
+	dumpable.holds++
+}
+
+// releaseUndumpable drops one hold; the last gives back the old setting.
+func releaseUndumpable() {
+	dumpable.Lock()
+	defer dumpable.Unlock()
+	if dumpable.holds == 0 {
+		return
+	}
+	if dumpable.holds--; dumpable.holds == 0 && dumpable.was == 1 {
+		_ = unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0) // back as it was; a failure leaves it safer
+	}
+}

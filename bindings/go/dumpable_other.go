@@ -1,0 +1,6 @@
+//go:build !linux
+
+package shellsup
+
+func holdUndumpable()    {}
+func releaseUndumpable() {}
