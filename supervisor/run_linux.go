@@ -11,6 +11,7 @@ import (
 
 	"github.com/shellsup/shellsup/cgroup"
 	"github.com/shellsup/shellsup/decoder"
+	"github.com/shellsup/shellsup/internal/affinity"
 	"github.com/shellsup/shellsup/ports"
 	"github.com/shellsup/shellsup/protocol"
 	"github.com/shellsup/shellsup/reaper"
@@ -95,6 +96,9 @@ type session struct {
 // and ends with totals.
 func run(cfg Config, stdio Stdio, out *output) int {
 	ppid := os.Getppid() // before anything that takes time: a parent that dies later is noticed
+	// The set-up's thread hand-offs run on one CPU (see internal/affinity).
+	release := affinity.Hold()
+	defer release()
 	cont, err := setupContainment()
 	if err == nil {
 		err = checkUser(cfg)
@@ -122,6 +126,7 @@ func run(cfg Config, stdio Stdio, out *output) int {
 	sigs := notifySignals()
 	s := newSession(cfg, out, set, stdio)
 	s.leafDir = leafDir(leaf)
+	release() // before the fork: bash gets every CPU shellsup was given
 	c, err := spawnFor(cfg, cont, leaf)
 	if err != nil {
 		closeLeaf(leaf)
