@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strconv"
 	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/shellsup/shellsup/internal/linux"
 )
 
 // procDir reads processes from a procfs mount. root is "/proc" except in
@@ -52,22 +55,30 @@ func (d *procDir) pids() ([]int, error) {
 }
 
 // listable checks that the directory can be read and lists at least one
-// process, reading only its first block.
+// process. It reads a few entries at a time and stops at the first
+// process: each process entry a read returns costs procfs a lookup (an
+// 8 KiB read of /proc costs about 0.15 ms at start-up), and the process
+// entries come after some fifty fixed ones.
 func (d *procDir) listable() error {
-	dir, err := os.Open(d.root)
+	fd, err := openRead(d.root, unix.O_DIRECTORY)
 	if err != nil {
 		return err
 	}
-	defer dir.Close() // read-only
+	defer unix.Close(fd) // read-only
+	var buf [1024]byte
 	for {
-		names, err := dir.Readdirnames(64)
+		n, err := linux.Getdents(fd, buf[:])
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return fmt.Errorf("no process entries in %s", d.root)
+		}
+		_, _, names := unix.ParseDirent(buf[:n], -1, nil)
 		for _, name := range names {
 			if _, err := strconv.Atoi(name); err == nil {
 				return nil
 			}
-		}
-		if err != nil {
-			return fmt.Errorf("no process entries in %s: %w", d.root, err)
 		}
 	}
 }
