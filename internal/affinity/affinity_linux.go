@@ -63,12 +63,15 @@ func setAll(s *unix.CPUSet) int {
 	return other
 }
 
-// restore gives every thread the set all back, pass after pass, until a
-// pass finds no thread with another set. A thread started while the
+// restore gives every thread the set all back, then checks, pass after
+// pass, until a pass finds no thread with another set. A thread started while the
 // process was held inherited the one CPU from the thread that started it;
 // that thread was listed, and found held, in the pass the new one missed,
 // so the pass after lists it.
 func restore(all *unix.CPUSet) {
+	for _, tid := range threads() {
+		_ = unix.SchedSetaffinity(tid, all) // checked by the passes below
+	}
 	for range maxPasses {
 		if setAll(all) == 0 {
 			return
