@@ -13,7 +13,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/shellsup/shellsup/credential"
-	"github.com/shellsup/shellsup/internal/affinity"
 	"github.com/shellsup/shellsup/request"
 )
 
@@ -92,14 +91,12 @@ func runInit(command string, login bool, u *credential.User) int {
 	if !shellsupAlive() {
 		return exitSetupFail // shellsup died before the death signal was armed
 	}
-	// Every catchable signal is taken: pid 1 gets only the signals it
-	// handles, so nothing the command sends can kill the init, and a
-	// handled signal is reset to SIG_DFL for bash. Writes to a shellsup
-	// that is gone then fail with EPIPE.
+	// The signals the Go runtime would act on are taken (see
+	// fatalSignals): pid 1 gets only the signals it handles, and the
+	// runtime drops every other one, so nothing the command sends can
+	// end the init. Writes to a shellsup that is gone then fail with EPIPE.
 	sigs := make(chan os.Signal, 32)
-	release := affinity.Hold() // 65 signals, 2 thread hand-offs each: on one CPU (see internal/affinity)
-	signal.Notify(sigs)
-	release() // before bash is forked: it gets every CPU
+	signal.Notify(sigs, fatalSignals...)
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return setupFailed(status, recPrivate, err)
 	}
@@ -141,6 +138,22 @@ func runInit(command string, login bool, u *credential.User) int {
 	quietStdio()
 	go forward(sigs, pidfd)
 	return reapAll(status, bash)
+}
+
+// fatalSignals are the signals the Go runtime acts on when the program has
+// not asked for them (os/signal, "Default behavior of signals in Go
+// programs"): SIGHUP, SIGINT and SIGTERM end it; SIGQUIT, SIGILL, SIGTRAP,
+// SIGABRT, SIGSTKFLT and SIGSYS end it with a stack dump; a SIGBUS, SIGFPE
+// or SIGSEGV sent by a process does too. SIGPIPE ends it on a write to fd 1
+// or 2. The runtime catches every other signal and takes no action, or
+// leaves it at SIG_DFL, which the kernel does not deliver to pid 1 from
+// inside its namespace. Taking all 64 would cost two thread hand-offs per
+// signal (about 1 ms at every --pidns start), for no more protection.
+var fatalSignals = []os.Signal{
+	unix.SIGHUP, unix.SIGINT, unix.SIGTERM,
+	unix.SIGQUIT, unix.SIGILL, unix.SIGTRAP, unix.SIGABRT, unix.SIGSTKFLT, unix.SIGSYS,
+	unix.SIGBUS, unix.SIGFPE, unix.SIGSEGV,
+	unix.SIGPIPE,
 }
 
 // shellsupAlive: shellsup holds the only read end of the status pipe, so

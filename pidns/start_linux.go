@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -226,9 +225,17 @@ func reap(pid int) {
 // (0 if bash is already gone). Every thread's children file is read: bash
 // was forked from whichever thread the init's runtime chose.
 func firstChild(pid int) int {
-	files, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
-	for _, f := range files {
-		b, err := os.ReadFile(f)
+	task := fmt.Sprintf("/proc/%d/task", pid)
+	d, err := os.Open(task)
+	if err != nil {
+		return 0
+	}
+	// The thread ids only: a glob of task/*/children would list every
+	// thread's directory too (0.6 ms at start-up).
+	tids, _ := d.Readdirnames(-1)
+	d.Close() // read-only
+	for _, tid := range tids {
+		b, err := os.ReadFile(task + "/" + tid + "/children")
 		if err != nil {
 			continue
 		}

@@ -31,10 +31,9 @@ func cpusAllowed(t *testing.T, status string) string {
 }
 
 // TestEveryCPUComesBack: shellsup holds its threads on one CPU while it
-// sets up, and so does the PID-namespace init while it registers its
-// signals (internal/affinity); both give every CPU back before bash is
-// forked. bash, every thread of the init and every thread of shellsup
-// have the CPU set shellsup was started with.
+// sets up (internal/affinity), and gives every CPU back before it forks
+// bash or the PID-namespace init. bash, every thread of the init and every
+// thread of shellsup have the CPU set shellsup was started with.
 func TestEveryCPUComesBack(t *testing.T) {
 	var all unix.CPUSet
 	require.NoError(t, unix.SchedGetaffinity(0, &all))
