@@ -40,7 +40,7 @@ func TestBuiltinShapes(t *testing.T) {
 	}
 	for _, r := range rows {
 		t.Run(r.name, func(t *testing.T) {
-			assert.Equal(t, r.want, feed(New(Builtin), r.in))
+			assert.Equal(t, r.want, feed(New(Builtin()), r.in))
 		})
 	}
 }
@@ -49,7 +49,7 @@ func TestBuiltinShapes(t *testing.T) {
 // never gets out, and the output is the same as with one write.
 func TestSplitAnywhere(t *testing.T) {
 	text := "id " + awsKey + " é\n-----BEGIN EC PRIVATE KEY-----\nXYZ\n-----END EC PRIVATE KEY-----\ntail"
-	want := feed(New(Builtin), text)
+	want := feed(New(Builtin()), text)
 	require.NotContains(t, want, awsKey)
 	require.NotContains(t, want, "XYZ")
 	for i := 0; i <= len(text); i++ {
@@ -57,7 +57,7 @@ func TestSplitAnywhere(t *testing.T) {
 			if !utf8.ValidString(text[:i]) || !utf8.ValidString(text[i:j]) {
 				continue // the decoder hands over whole code points only
 			}
-			s := New(Builtin)
+			s := New(Builtin())
 			got := feed(s, text, i, j)
 			if got != want {
 				t.Fatalf("cuts %d,%d: got %q, want %q", i, j, got, want)
@@ -68,7 +68,7 @@ func TestSplitAnywhere(t *testing.T) {
 }
 
 func TestLongLineReleasedWithoutBreakingTokensOrCodePoints(t *testing.T) {
-	s := New(Builtin)
+	s := New(Builtin())
 	long := strings.Repeat("é", MaxHold) // 2 bytes each
 	out := s.Write(long + awsKey[:10])
 	assert.True(t, utf8.ValidString(out))
@@ -78,14 +78,14 @@ func TestLongLineReleasedWithoutBreakingTokensOrCodePoints(t *testing.T) {
 }
 
 func TestLinesReleasedWhenComplete(t *testing.T) {
-	s := New(Builtin)
+	s := New(Builtin())
 	assert.Equal(t, "", s.Write("partial"))
 	assert.Equal(t, "partial line\n", s.Write(" line\nnext"))
 	assert.Equal(t, "next\r", s.Write("\r"))
 }
 
 func TestHugePEMIsDroppedNotHeld(t *testing.T) {
-	s := New(Builtin)
+	s := New(Builtin())
 	out := s.Write("-----BEGIN PRIVATE KEY-----\n")
 	for i := 0; i < 2*maxPEM/64; i++ {
 		out += s.Write(strings.Repeat("A", 63) + "\n")
@@ -98,7 +98,7 @@ func TestHugePEMIsDroppedNotHeld(t *testing.T) {
 func TestCustomPatterns(t *testing.T) {
 	ps, err := Compile([]string{`sk-[a-z0-9]{8}`})
 	require.NoError(t, err)
-	assert.Equal(t, "k=[REDACTED:custom]\n", feed(New(append(Builtin, ps...)), "k=sk-abcd1234\n"))
+	assert.Equal(t, "k=[REDACTED:custom]\n", feed(New(append(Builtin(), ps...)), "k=sk-abcd1234\n"))
 	for _, bad := range []string{"(", "", "a*"} {
 		_, err := Compile([]string{bad})
 		require.Error(t, err)
@@ -117,7 +117,7 @@ func BenchmarkShortLines(b *testing.B) {
 	}
 	text := chunk.String()
 	b.SetBytes(int64(len(text)))
-	s := New(Builtin)
+	s := New(Builtin())
 	for b.Loop() {
 		s.Write(text)
 	}
@@ -140,7 +140,7 @@ func TestNewShapes(t *testing.T) {
 	}
 	for _, r := range rows {
 		t.Run(r.name, func(t *testing.T) {
-			assert.Equal(t, r.want, feed(New(Builtin), r.in))
+			assert.Equal(t, r.want, feed(New(Builtin()), r.in))
 		})
 	}
 }
@@ -149,11 +149,11 @@ func TestNewShapes(t *testing.T) {
 // is cut into two writes.
 func TestNewShapesSplitAnywhere(t *testing.T) {
 	text := "x DB_PASSWORD=hunter2hunter2 sk-ant-" + strings.Repeat("q", 24) + " y\n"
-	want := feed(New(Builtin), text)
+	want := feed(New(Builtin()), text)
 	require.NotContains(t, want, "hunter2")
 	require.NotContains(t, want, "qqqq")
 	for i := 0; i <= len(text); i++ {
-		assert.Equal(t, want, feed(New(Builtin), text, i), "cut at %d", i)
+		assert.Equal(t, want, feed(New(Builtin()), text, i), "cut at %d", i)
 	}
 }
 
@@ -162,7 +162,7 @@ func TestNewShapesSplitAnywhere(t *testing.T) {
 // stream never holds more than MaxHold plus one write of it: each byte is
 // searched a bounded number of times (it took 100 s, quadratic, before).
 func TestHugeTokenIsLinear(t *testing.T) {
-	s := New(Builtin)
+	s := New(Builtin())
 	var out strings.Builder
 	out.WriteString(s.Write("Authorization: Bearer "))
 	chunk := strings.Repeat("A", 64<<10)
@@ -185,12 +185,12 @@ func TestPEMInsideOneLongLine(t *testing.T) {
 	line := `{"name": "deploy", "key": "-----BEGIN RSA PRIVATE KEY-----\n` + body + `\n-----END RSA PRIVATE KEY-----\n", "after": "kept"}` + "\n"
 	want := `{"name": "deploy", "key": "[REDACTED:private-key]\n", "after": "kept"}` + "\n"
 	for _, cut := range []int{100, len(line) / 2, len(line) - 100, len(line) - 30} {
-		got := feed(New(Builtin), line, cut)
+		got := feed(New(Builtin()), line, cut)
 		assert.Equal(t, want, got, "cut at %d", cut)
 		assert.NotContains(t, got, "MIIE", "cut at %d", cut)
 	}
 	// An unfinished block in a long line is held, never released.
-	s := New(Builtin)
+	s := New(Builtin())
 	out := s.Write(`{"key": "-----BEGIN PRIVATE KEY-----\n` + body)
 	assert.Equal(t, `{"key": "`, out)
 	assert.Equal(t, "[REDACTED:private-key]", s.Close())
@@ -201,7 +201,7 @@ func BenchmarkHugeToken(b *testing.B) {
 	chunk := strings.Repeat("A", 64<<10)
 	b.SetBytes(16 << 20)
 	for b.Loop() {
-		s := New(Builtin)
+		s := New(Builtin())
 		s.Write("Authorization: Bearer ")
 		for i := 0; i < 256; i++ {
 			s.Write(chunk)

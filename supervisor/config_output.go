@@ -66,7 +66,7 @@ func (a Args) validateOutput(cfg *Config) error {
 		if err != nil {
 			return invalid("%s", err.Error())
 		}
-		cfg.Redact = append(append([]redact.Pattern{}, redact.Builtin...), user...)
+		cfg.Redact = append(append([]redact.Pattern{}, redact.Builtin()...), user...)
 	}
 	return nil
 }

@@ -67,7 +67,7 @@ func TestValidateOutputOptions(t *testing.T) {
 	assert.Equal(t, 3600.0, cfg.Lifetime)
 	assert.Equal(t, 3600.0, cfg.Timeout, "a lifetime replaces the timeout")
 	assert.True(t, cfg.Redacts)
-	assert.Len(t, cfg.Redact, len(redact.Builtin)+1)
+	assert.Len(t, cfg.Redact, len(redact.Builtin())+1)
 	assert.True(t, cfg.Quiet)
 
 	cfg, err = Args{Command: []string{"x"}, Output: OutputArgs{Spill: dir}}.Validate()
