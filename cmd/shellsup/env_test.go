@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shellsup/shellsup/environ"
+	"github.com/shellsup/shellsup/internal/proctest"
 	"github.com/shellsup/shellsup/protocol"
 	"github.com/shellsup/shellsup/reaper/reapertest"
 )
@@ -141,7 +142,12 @@ func TestScrubEnvHidesCredentials(t *testing.T) {
 	scrubbed := envOf(t, []string{"--scrub-env"}, extra)
 	for _, kv := range secrets {
 		name, value, _ := strings.Cut(kv, "=")
-		assert.Equal(t, value, plain[name], "without --scrub-env %s passes", name)
+		// A forced tier runs shellsup through a /bin/sh wrapper, and dash
+		// drops a variable whose name is no shell identifier before
+		// shellsup sees it.
+		if proctest.Tier() == "" || !strings.ContainsAny(name, "/:") {
+			assert.Equal(t, value, plain[name], "without --scrub-env %s passes", name)
+		}
 		assert.NotContains(t, scrubbed, name)
 	}
 	for _, kv := range keep {
@@ -293,11 +299,15 @@ func TestEnvAllowWithUser(t *testing.T) {
 // under --pidns the harness has no pid the command can name.
 func TestEnvAllowDoesNotHideTheHarnessEnviron(t *testing.T) {
 	probe := fmt.Sprintf(`if tr '\0' '\n' < /proc/%d/environ 2>/dev/null | grep -q '^PATH='; then echo read; else echo hidden; fi; echo "path=${PATH:+set}"`, os.Getpid())
+	plain := "read\npath=set\n"
+	if proctest.Tier() == "pidns" { // the forced tier adds --pidns to every run
+		plain = "hidden\npath=set\n"
+	}
 	for _, row := range []struct {
 		args []string
 		want string
 	}{
-		{nil, "read\npath=set\n"},
+		{nil, plain},
 		{[]string{"--pidns"}, "hidden\npath=set\n"},
 	} {
 		args := append([]string{"--no-login", "--env-allow", "NOTHING_ELSE," + reapertest.TokenVar}, row.args...)
