@@ -172,6 +172,8 @@ type Totals struct {
 	LeftOut int64  `msgpack:"leftOut"`
 	Spill   *Spill `msgpack:"spill,omitempty"` // only with --spill
 	User    *RunAs `msgpack:"user,omitempty"`  // only with --user, as in Start
+	// Status is how the run ended, one of the Status words (status.go).
+	Status string `msgpack:"status,omitempty"`
 }
 
 // Spill names a run's spill files and what they hold.
@@ -217,6 +219,7 @@ type Port struct {
 type Error struct {
 	Category string `msgpack:"category"`
 	Message  string `msgpack:"message"`
+	Status   string `msgpack:"status,omitempty"` // StatusFailed from shellsup; absent from older writers
 }
 
 // Unknown is what Decoder returns for a well-formed frame whose type this

@@ -88,6 +88,12 @@ func goldenFrames() []struct {
 		{"ports-answer-cut", &Ports{Ports: []Port{{Proto: "tcp", Addr: "0.0.0.0", Port: 2000, Pid: 4250}}, Omitted: 30399}},
 		{"error-validation", &Error{Category: CategoryValidation, Message: "timeout must be greater than 0 and at most 600 seconds (got 0)"}},
 		{"error-containment", &Error{Category: CategoryContainmentUnavailable, Message: "/proc is not a mounted procfs"}},
+		{"totals-status-oom", &Totals{
+			Result:  Result{Command: "python3 hog.py", Cwd: "/", ExitCode: ptr(137), DurationMs: 900},
+			Cleanup: Cleanup{Tier: "cgroup", Trigger: "exit", Signalled: 0, Reaped: 2, Rounds: 1, Stragglers: []Straggler{}, OOMKills: 1},
+			Capture: "head", Status: StatusOOM,
+		}},
+		{"error-status", &Error{Category: CategoryInternal, Message: "creating the spill directory: no space left on device", Status: StatusFailed}},
 	}
 }
 

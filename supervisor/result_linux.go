@@ -34,7 +34,7 @@ func statusOf(ws unix.WaitStatus) (*int, *string) {
 // bash's status.
 func exitCode(t *protocol.Totals, end ending, rep reaper.Report) int {
 	switch {
-	case !rep.Clean() || t.ExitCode == nil:
+	case unsound(t, rep.Clean()):
 		return ExitFailed
 	case end.trigger == byTimeout:
 		return ExitTimedOut

@@ -325,6 +325,7 @@ func (s *session) finish(w *reaper.Waiter, end ending, rep reaper.Report, drainT
 	}
 	flushed() // every progress frame written, so progressBytes is final
 	totals := s.totals(w, end, rep, drainTimedOut)
+	totals.Status = statusWord(totals, rep.Clean())
 	code := exitCode(totals, end, rep)
 	s.mu.Lock()
 	s.final = true // no ports answer after totals

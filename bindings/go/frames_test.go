@@ -133,6 +133,10 @@ func wantResult(v value) Result {
 			Reaped: c.int("reaped"), Rounds: c.int("rounds"), Stragglers: stragglers,
 			Duration: time.Duration(c.int("ms")) * time.Millisecond, DrainTimedOut: c.bool("drainTimedOut"),
 		},
+		Status: v.optStr("status", ""),
+	}
+	if n, ok := c.m["oomKills"].(float64); ok {
+		res.Cleanup.OOMKills = int64(n)
 	}
 	if _, ok := v.m["stdoutBytes"]; ok {
 		res.StdoutBytes, res.StderrBytes = int64(v.int("stdoutBytes")), int64(v.int("stderrBytes"))

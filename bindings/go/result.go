@@ -45,6 +45,14 @@ type Result struct {
 	// cleanup, in whole milliseconds.
 	Duration time.Duration
 
+	// Status is how the run ended, in one word: StatusExited, StatusSignaled,
+	// StatusTimeout, StatusCancelled, StatusOOM or StatusFailed (README,
+	// "How a run ended"; the first that applies). It is StatusFailed only
+	// with the CategoryCleanupIncomplete error, or when bash's status was
+	// never learned. Expect words this version does not list
+	// (StatusIdle, StatusNeedsInput come with interactive runs).
+	Status string
+
 	// Cleanup reports what shellsup did to remove the command's processes.
 	Cleanup Cleanup
 
@@ -55,6 +63,18 @@ type Result struct {
 	// spill directory (Request.Spill, or always for a job); nil otherwise.
 	Spill *Spill
 }
+
+// Status words of Result.Status (the totals frame's status).
+const (
+	StatusExited     = protocol.StatusExited     // bash exited by itself, with any code
+	StatusSignaled   = protocol.StatusSignaled   // a signal ended bash (Result.Signal)
+	StatusTimeout    = protocol.StatusTimeout    // the timeout (or a job's lifetime) fired first
+	StatusCancelled  = protocol.StatusCancelled  // a cancel came first (Result.CancelReason)
+	StatusOOM        = protocol.StatusOOM        // a process was killed at MaxMemory and bash did not exit 0
+	StatusFailed     = protocol.StatusFailed     // shellsup cannot stand behind the run (it exits 125)
+	StatusIdle       = protocol.StatusIdle       // reserved for interactive runs
+	StatusNeedsInput = protocol.StatusNeedsInput // reserved for interactive runs
+)
 
 // Spill describes a run's spill files: every raw byte of each stream, up
 // to the limit (Request.SpillMax).
@@ -112,6 +132,7 @@ func resultOf(t *protocol.Totals) Result {
 		Truncated: t.Truncated, TotalBytes: t.TotalBytes, CapturedBytes: t.CapturedBytes,
 		ProgressBytes: t.ProgressBytes, Duration: time.Duration(t.DurationMs) * time.Millisecond,
 		Cleanup: cleanupOf(t.Cleanup), StdoutBytes: t.StdoutBytes, StderrBytes: t.StderrBytes,
+		Status: t.Status,
 	}
 	if sp := t.Spill; sp != nil {
 		r.Spill = &Spill{Dir: sp.Dir, Stdout: sp.Stdout, Stderr: sp.Stderr, StdoutWritten: sp.StdoutWritten,
