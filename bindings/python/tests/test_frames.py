@@ -58,6 +58,13 @@ def test_cancel_control_frame_encodes_to_golden_bytes():
     assert _frames.CANCEL == bytes.fromhex(by_name("cancel-control")["hex"])
 
 
+def status_of(name):
+    session = Session()
+    session.handle({"type": "start"})
+    session.handle(by_name(name)["value"])
+    return session.result.status
+
+
 def test_totals_frames_become_skill_results():
     for name in ("totals-exit", "totals-killed", "totals-timeout-stragglers", "totals-cancelled"):
         value = by_name(name)["value"]
@@ -70,6 +77,11 @@ def test_totals_frames_become_skill_results():
         assert all(result[k] == value[k] for k in RESULT_KEYS)
         assert result.cleanup == value["cleanup"]
         assert result.cancel_reason == (value["cancelReason"] or None)
+    oom = Session()
+    oom.handle({"type": "start"})
+    oom.handle(by_name("totals-status-oom")["value"])
+    assert oom.result.status == "oom" and "status" not in oom.result
+    assert status_of("totals-exit") is None  # a shellsup too old to say
     stragglers = Session()
     stragglers.handle({"type": "start"})
     stragglers.handle(by_name("totals-timeout-stragglers")["value"])

@@ -36,8 +36,14 @@ class SkillResult(dict):
     meant in the skill (see the README). ``await result`` resolves to the
     result itself, as the skill's result did.
 
-    Beyond the keys, two attributes carry what shellsup adds:
+    Beyond the keys, attributes carry what shellsup adds:
 
+    - ``status``: how the run ended, one word (the README's "How a run
+      ended"): ``"exited"``, ``"signaled"``, ``"timeout"``, ``"cancelled"``,
+      ``"oom"`` or ``"failed"`` (the last only on CleanupError's result, or
+      when bash's status was never learned); expect further words
+      (``"idle"``, ``"needs_input"``) from interactive runs. None from a
+      shellsup too old to say.
     - ``cancel_reason``: why the run was cancelled (``"request"``,
       ``"signal"``, ``"parent-gone"``, ``"protocol"``), or None.
     - ``cleanup``: what cleanup did, a dict with ``tier``, ``trigger``,
@@ -52,8 +58,10 @@ class SkillResult(dict):
         *,
         cancel_reason: Optional[str] = None,
         cleanup: Optional[Dict[str, Any]] = None,
+        status: Optional[str] = None,
     ) -> None:
         super().__init__(data)
+        self.status = status
         self.cancel_reason = cancel_reason
         self.cleanup: Dict[str, Any] = dict(cleanup or {})
 
@@ -86,8 +94,10 @@ def from_totals(frame: Mapping[str, Any]) -> SkillResult:
 
         raise ShellsupError(f"protocol: totals frame from shellsup lacks {', '.join(missing)}", PROTOCOL)
     cleanup = frame.get("cleanup")
+    status = frame.get("status")
     return SkillResult(
         {key: frame[key] for key in RESULT_KEYS},
         cancel_reason=frame.get("cancelReason") or None,
         cleanup=cleanup if isinstance(cleanup, dict) else {},
+        status=status if isinstance(status, str) else None,
     )
