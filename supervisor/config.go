@@ -41,6 +41,13 @@ type Args struct {
 	EnvAllow []string
 
 	User string // --user USER[:GROUP]
+
+	// Agent is --agent: --agent-env, --scrub-env, --tidy and --capture
+	// head+tail, each unless given (see withAgent).
+	Agent bool
+	// Given names the options given on the command line (without the
+	// dashes), so that one given explicitly wins over --agent's default.
+	Given map[string]bool
 }
 
 // Config is a validated run request.
@@ -76,6 +83,11 @@ type Config struct {
 	// Dir is where bash starts: Cwd with every symbolic link resolved when
 	// a workspace is set (the path checked against it), else Cwd.
 	Dir string
+
+	// Agent is --agent as given (its settings are in the other fields).
+	Agent bool
+	// Tidy is --tidy: set by --agent unless --tidy was given.
+	Tidy bool
 }
 
 // startDir is where bash starts: Dir, or Cwd in a Config not made by
@@ -98,7 +110,8 @@ func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Se
 // error, a *request.ValidationError, quotes the bad value and says what is
 // allowed. The flags are parsed here; their rules live in package request.
 func (a Args) Validate() (Config, error) {
-	cfg := Config{Timeout: request.DefaultTimeout, Budget: request.DefaultBudget, Grace: request.DefaultGrace, Frames: a.Frames, PIDNamespace: a.PIDNamespace,
+	a = a.withAgent()
+	cfg := Config{Agent: a.Agent, Timeout: request.DefaultTimeout, Budget: request.DefaultBudget, Grace: request.DefaultGrace, Frames: a.Frames, PIDNamespace: a.PIDNamespace,
 		NoLogin: a.NoLogin, ScrubEnv: a.ScrubEnv, AgentEnv: a.AgentEnv}
 	var err error
 	if cfg.Command, err = a.command(); err != nil {
@@ -154,6 +167,9 @@ func (a Args) Validate() (Config, error) {
 		if cfg.Dir, err = checkInside(cfg.Cwd, a.Workspace, cfg.Workspace); err != nil {
 			return cfg, err
 		}
+	}
+	if a.agentTidy() {
+		cfg.Tidy = true
 	}
 	return cfg, nil
 }

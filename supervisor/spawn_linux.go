@@ -188,7 +188,11 @@ func shellArgv(cfg Config) []string {
 // the shell's $PWD is the directory as given rather than a stale inherited
 // one. With --user, HOME, USER and LOGNAME are the user's.
 func childEnv(env []string, cfg Config) []string {
-	built, _ := environ.Build(env, environ.Options{Scrub: cfg.ScrubEnv, Agent: cfg.AgentEnv, Allow: cfg.EnvAllow})
+	opts := environ.Options{Scrub: cfg.ScrubEnv, Agent: cfg.AgentEnv, Allow: cfg.EnvAllow}
+	if cfg.AgentEnv {
+		opts.Locale = environ.UTF8Locale("/")
+	}
+	built, _ := environ.Build(env, opts)
 	out := make([]string, 0, len(built)+1)
 	for _, kv := range built {
 		if !strings.HasPrefix(kv, "PWD=") {

@@ -31,7 +31,12 @@ options:
   --grace SECONDS    SIGTERM → SIGKILL grace at cleanup (default %g, at most %g)
   --no-login         bash --norc -c instead of bash -lc: no profile or rc file is read
   --scrub-env        drop variables whose names mark credentials (*_TOKEN, AWS_*, ...)
-  --agent-env        set PAGER=cat, GIT_PAGER=cat, NO_COLOR=1, TERM=dumb, ...
+  --agent-env        set PAGER=cat, GIT_PAGER=cat, NO_COLOR=1, TERM=dumb, a UTF-8
+                     LC_ALL and LANG, ...
+  --agent            an agent harness's defaults: --agent-env, --scrub-env,
+                     --tidy and --capture head+tail, still a login shell; an
+                     option given as well wins (--agent --capture head,
+                     --agent --scrub-env=false)
   --env-allow NAME,...
                      pass only these variables (NAME or a PREFIX*; repeatable)
                      plus PATH, HOME, LANG, LC_*, TERM, TZ, USER, LOGNAME,
@@ -147,6 +152,7 @@ func Parse(argv []string) (supervisor.Args, error) {
 	fs.BoolVar(&a.NoLogin, "no-login", false, "")
 	fs.BoolVar(&a.ScrubEnv, "scrub-env", false, "")
 	fs.BoolVar(&a.AgentEnv, "agent-env", false, "")
+	fs.BoolVar(&a.Agent, "agent", false, "")
 	fs.Func("env-allow", "", func(s string) error {
 		a.EnvAllow = append(a.EnvAllow, s)
 		return nil
@@ -164,6 +170,7 @@ func Parse(argv []string) (supervisor.Args, error) {
 	if *showVersion {
 		return a, ErrVersion
 	}
+	a.Given = given(fs)
 	if err := refuseEmpty(fs, "workspace"); err != nil {
 		return a, err
 	}
@@ -172,6 +179,14 @@ func Parse(argv []string) (supervisor.Args, error) {
 	}
 	a.Command = fs.Args()
 	return a, nil
+}
+
+// given names the options set on the command line, for --agent's
+// overrides.
+func given(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
 }
 
 // refuseEmpty refuses an option given with an empty value where "" would
@@ -208,7 +223,7 @@ func options(argv []string) []string {
 }
 
 // optionNames lists the options for an "unknown option" message.
-const optionNames = "--timeout, --cwd, --budget, --grace, --no-login, --scrub-env, --agent-env, --env-allow, --workspace, --frames, --pidns, --user, --max-procs, --max-memory, --cgroup, --no-cgroup, --require, --spill, --spill-max, --capture, --lifetime, --redact, --redact-pattern, --quiet, --version, --help"
+const optionNames = "--timeout, --cwd, --budget, --grace, --no-login, --scrub-env, --agent-env, --agent, --env-allow, --workspace, --frames, --pidns, --user, --max-procs, --max-memory, --cgroup, --no-cgroup, --require, --spill, --spill-max, --capture, --lifetime, --redact, --redact-pattern, --quiet, --version, --help"
 
 // describeFlagError rewords the flag package's errors, naming the option
 // the way the user typed it ("-V" stays "-V", "--V" stays "--V").
