@@ -155,6 +155,14 @@ type Request struct {
 	// "head+tail" (shellsup --capture).
 	Capture string
 
+	// Agent is one switch for an agent harness's defaults (shellsup
+	// --agent): AgentEnv, ScrubEnv, tidied output (--tidy) and Capture
+	// "head+tail"; bash stays a login shell. A Capture that is not "" wins
+	// over its head+tail. To leave out one of the other parts, set the
+	// parts wanted one by one instead of Agent (a false bool cannot be
+	// told from one not set).
+	Agent bool
+
 	// Lifetime makes the run a job (shellsup --lifetime instead of
 	// --timeout): it is stopped, as by a timeout, once it has run this long.
 	// 0 means no lifetime for Run (Timeout applies) and DefaultLifetime
@@ -209,6 +217,7 @@ type config struct {
 // flags: the shell, the environment and the output controls.
 type shellOptions struct {
 	noLogin, scrubEnv, agentEnv bool
+	agent                       bool
 	workspace                   string
 	envAllow                    []string
 	redact                      bool
@@ -360,7 +369,7 @@ func validateEnv(env []string) error {
 func (r Request) shellOptions() shellOptions {
 	return shellOptions{noLogin: r.NoLogin, scrubEnv: r.ScrubEnv, agentEnv: r.AgentEnv, workspace: r.Workspace,
 		envAllow: slices.Clone(r.EnvAllow), redact: r.Redact || len(r.RedactPatterns) > 0,
-		redactPatterns: slices.Clone(r.RedactPatterns), capture: r.Capture}
+		redactPatterns: slices.Clone(r.RedactPatterns), capture: r.Capture, agent: r.Agent}
 }
 
 // validatePath checks what can be checked of a directory shellsup
@@ -474,6 +483,7 @@ func (o shellOptions) args() []string {
 		args = append(args, "--redact-pattern="+p)
 	}
 	value("--capture", o.capture)
+	flag(o.agent, "--agent")
 	return args
 }
 

@@ -92,6 +92,7 @@ def run(
     spill: Optional[PathLike] = None,
     spill_max: Optional[Union[int, str]] = None,
     capture: Optional[str] = None,
+    agent: bool = False,
 ) -> SkillResult:
     """Run ``/bin/bash -lc command`` under shellsup and return its SkillResult.
 
@@ -172,6 +173,12 @@ def run(
     capture: what the result keeps past the budget: ``"head"`` (None, the
         default), ``"tail"`` or ``"head+tail"``.
 
+    agent: one switch for an agent harness's defaults (shellsup
+        ``--agent``): agent_env, scrub_env, tidied output and capture
+        ``"head+tail"``; still a login shell. A capture given as well wins.
+        To leave out another part, pass the parts wanted one by one instead
+        (``scrub_env=False`` cannot be told from not passing it).
+
     Non-zero exits, timeouts and cancellations are results. Raises
     ShellsupError for a run that cannot happen or whose end shellsup did not
     report (``category`` says why); the arguments are checked before
@@ -184,7 +191,7 @@ def run(
     req = request(command, cwd, timeout, budget, grace, env, max_procs, max_memory, pidns, user=user,
                   no_login=no_login,
                   scrub_env=scrub_env, agent_env=agent_env, env_allow=env_allow, workspace=workspace, redact=redact,
-                  redact_patterns=redact_patterns, spill=spill, spill_max=spill_max, capture=capture)
+                  redact_patterns=redact_patterns, spill=spill, spill_max=spill_max, capture=capture, agent=agent)
     progress = check_progress(progress)
     runner = Run(req, find_binary(), progress)
     runner.start()
@@ -214,6 +221,7 @@ async def run_async(
     spill: Optional[PathLike] = None,
     spill_max: Optional[Union[int, str]] = None,
     capture: Optional[str] = None,
+    agent: bool = False,
 ) -> SkillResult:
     """The asyncio variant of run(), with the same parameters and result.
 
@@ -227,6 +235,6 @@ async def run_async(
     req = request(command, cwd, timeout, budget, grace, env, max_procs, max_memory, pidns, user=user,
                   no_login=no_login,
                   scrub_env=scrub_env, agent_env=agent_env, env_allow=env_allow, workspace=workspace, redact=redact,
-                  redact_patterns=redact_patterns, spill=spill, spill_max=spill_max, capture=capture)
+                  redact_patterns=redact_patterns, spill=spill, spill_max=spill_max, capture=capture, agent=agent)
     progress = check_progress(progress)
     return await AsyncRun(req, find_binary(), progress).wait()
