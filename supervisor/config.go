@@ -110,8 +110,17 @@ func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Se
 // error, a *request.ValidationError, quotes the bad value and says what is
 // allowed. The flags are parsed here; their rules live in package request.
 func (a Args) Validate() (Config, error) {
-	a = a.withAgent()
-	cfg := Config{Agent: a.Agent, Timeout: request.DefaultTimeout, Budget: request.DefaultBudget, Grace: request.DefaultGrace, Frames: a.Frames, PIDNamespace: a.PIDNamespace,
+	if err := a.checkAgentBudget(); err != nil {
+		return Config{}, err
+	}
+	cfg, err := a.withAgent().validate()
+	cfg.Agent, cfg.Tidy = a.Agent, cfg.Tidy || a.agentTidy()
+	return cfg, err
+}
+
+// validate is Validate once --agent's defaults are in a.
+func (a Args) validate() (Config, error) {
+	cfg := Config{Timeout: request.DefaultTimeout, Budget: request.DefaultBudget, Grace: request.DefaultGrace, Frames: a.Frames, PIDNamespace: a.PIDNamespace,
 		NoLogin: a.NoLogin, ScrubEnv: a.ScrubEnv, AgentEnv: a.AgentEnv}
 	var err error
 	if cfg.Command, err = a.command(); err != nil {
@@ -167,9 +176,6 @@ func (a Args) Validate() (Config, error) {
 		if cfg.Dir, err = checkInside(cfg.Cwd, a.Workspace, cfg.Workspace); err != nil {
 			return cfg, err
 		}
-	}
-	if a.agentTidy() {
-		cfg.Tidy = true
 	}
 	return cfg, nil
 }

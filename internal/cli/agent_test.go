@@ -59,7 +59,7 @@ func TestAgentSmallBudget(t *testing.T) {
 	require.NoError(t, err)
 	_, err = a.Validate()
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "capture head+tail")
+	assert.Contains(t, err.Error(), "for --agent's capture head+tail (got 60); add --capture head")
 	a, err = Parse([]string{"--agent", "--budget", "60", "--capture", "head", "--", "true"})
 	require.NoError(t, err)
 	_, err = a.Validate()
