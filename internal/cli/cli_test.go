@@ -59,3 +59,38 @@ func TestParseStopsAtDoubleDash(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"-V"}, a.Command)
 }
+
+// The COMMAND follows "--": a word before it is refused, a typo of a
+// subcommand or an option with a "did you mean".
+func TestParseRequiresDoubleDash(t *testing.T) {
+	rows := map[string][]string{
+		`unknown word "decod": did you mean "decode"?`:                         {"decod"},
+		`unknown word "swep": did you mean "sweep"?`:                           {"swep"},
+		`unknown word "version": did you mean "--version"?`:                    {"version"},
+		`unknown word "help": did you mean "--help"?`:                          {"help"},
+		`unknown option "--timout": did you mean "--timeout"?`:                 {"--timout", "5", "--", "x"},
+		`unknown option "-lifetme": did you mean "--lifetime"?`:                {"-lifetme=1h", "--", "x"},
+		`"echo hi" is not an option or a subcommand: the COMMAND follows --, as in shellsup [options] -- "echo hi"`: {"--timeout", "5", "echo hi"},
+		`"echo" "hi" is not an option or a subcommand: the COMMAND follows --, as in shellsup [options] -- "echo hi"`: {"echo", "hi"},
+	}
+	for want, argv := range rows {
+		_, err := Parse(argv)
+		var ve *request.ValidationError
+		require.True(t, errors.As(err, &ve), "%v: %v", argv, err)
+		assert.Contains(t, ve.Msg, want, "%v", argv)
+		assert.Contains(t, ve.Msg, "see shellsup --help", "%v", argv)
+	}
+	a, err := Parse([]string{"--timeout", "2s", "--", "decod"})
+	require.NoError(t, err, "after -- any word is the command")
+	assert.Equal(t, []string{"decod"}, a.Command)
+}
+
+func TestClosest(t *testing.T) {
+	words := []string{"decode", "sweep", "--timeout", "--grace", "--cgroup", "--no-cgroup"}
+	for typed, want := range map[string]string{
+		"decod": "decode", "decoed": "decode", "sweeep": "sweep", "timeout": "--timeout", "--tiemout": "--timeout",
+		"grce": "--grace", "ls": "", "make": "", "": "", "--": "", "cgroups": "--cgroup", "xyzzy": "",
+	} {
+		assert.Equal(t, want, closest(typed, words), "%q", typed)
+	}
+}
