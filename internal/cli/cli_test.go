@@ -64,13 +64,13 @@ func TestParseStopsAtDoubleDash(t *testing.T) {
 // subcommand or an option with a "did you mean".
 func TestParseRequiresDoubleDash(t *testing.T) {
 	rows := map[string][]string{
-		`unknown word "decod": did you mean "decode"?`:                         {"decod"},
-		`unknown word "swep": did you mean "sweep"?`:                           {"swep"},
-		`unknown word "version": did you mean "--version"?`:                    {"version"},
-		`unknown word "help": did you mean "--help"?`:                          {"help"},
-		`unknown option "--timout": did you mean "--timeout"?`:                 {"--timout", "5", "--", "x"},
-		`unknown option "-lifetme": did you mean "--lifetime"?`:                {"-lifetme=1h", "--", "x"},
-		`"echo hi" is not an option or a subcommand: the COMMAND follows --, as in shellsup [options] -- "echo hi"`: {"--timeout", "5", "echo hi"},
+		`unknown word "decod": did you mean "decode"?`:                                                                {"decod"},
+		`unknown word "swep": did you mean "sweep"?`:                                                                  {"swep"},
+		`unknown word "version": did you mean "--version"?`:                                                           {"version"},
+		`unknown word "help": did you mean "--help"?`:                                                                 {"help"},
+		`unknown option "--timout": did you mean "--timeout"?`:                                                        {"--timout", "5", "--", "x"},
+		`unknown option "-lifetme": did you mean "--lifetime"?`:                                                       {"-lifetme=1h", "--", "x"},
+		`"echo hi" is not an option or a subcommand: the COMMAND follows --, as in shellsup [options] -- "echo hi"`:   {"--timeout", "5", "echo hi"},
 		`"echo" "hi" is not an option or a subcommand: the COMMAND follows --, as in shellsup [options] -- "echo hi"`: {"echo", "hi"},
 	}
 	for want, argv := range rows {

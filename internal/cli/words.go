@@ -98,4 +98,3 @@ func quoteAll(ss []string) string {
 	}
 	return strings.Join(q, " ")
 }
-
