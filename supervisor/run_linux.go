@@ -156,7 +156,7 @@ func newSession(cfg Config, out *output, set *spill.Set, stdio Stdio) *session {
 		panic(fmt.Sprintf("budget %d passed validation: %v", cfg.Budget, err)) // Validate checked it
 	}
 	s := &session{cfg: cfg, out: out, capture: capture, cancels: make(chan cause, 8), hurry: make(chan struct{}), started: time.Now()}
-	gone := func() { s.cancel(protocol.ReasonParentGone) }
+	gone := func() { s.cancel(reasonOutputGone) }
 	out.onFail = gone
 	emit := out.progress
 	if !cfg.Frames {
@@ -167,7 +167,37 @@ func newSession(cfg Config, out *output, set *spill.Set, stdio Stdio) *session {
 	return s
 }
 
-func (s *session) cancel(reason string) { s.cancelBy(cause{reason: reason}) }
+// cancel cancels for reason; reasonOutputGone becomes parent-gone or a
+// broken pipe (outputGone).
+func (s *session) cancel(reason string) {
+	if reason == reasonOutputGone {
+		s.outputGone()
+		return
+	}
+	s.cancelBy(cause{reason: reason})
+}
+
+// Reasons inside shellsup, never sent in a frame.
+const (
+	// reasonOutputGone: shellsup's stdout or stderr lost its reader (a
+	// pipe or a socket whose peer closed, a failed write).
+	reasonOutputGone = "output-gone"
+	// reasonBrokenPipe is reasonOutputGone in human mode.
+	reasonBrokenPipe = "broken-pipe"
+)
+
+// outputGone is a reader of shellsup's output gone. In frames mode that
+// reader is the parent (the frame stream): parent-gone. In human mode it is
+// a pipeline's next command (shellsup ... | head -1): a broken pipe, which
+// ends the run as SIGPIPE ends a pipeline's writer, with 141 (128+13), and
+// the cleanup's grace.
+func (s *session) outputGone() {
+	if s.cfg.Frames {
+		s.cancelBy(cause{reason: protocol.ReasonParentGone})
+		return
+	}
+	s.cancelBy(cause{reason: reasonBrokenPipe, sig: syscall.SIGPIPE})
+}
 
 // A parent-gone cancel also hurries the cleanup: with the owner gone nobody
 // waits for a graceful end, so a TERM-ignorer is killed at once, not after
@@ -302,13 +332,22 @@ func (s *session) notice(end ending) {
 	case byTimeout:
 		s.out.frame(&protocol.Timeout{Timeout: s.cfg.Timeout})
 		if s.cfg.Lifetime > 0 {
-			s.out.line(fmt.Sprintf("shellsup: the job's lifetime (%gs) is over; cleaning up", s.cfg.Lifetime))
+			s.noticeLine(fmt.Sprintf("shellsup: the job's lifetime (%gs) is over; cleaning up", s.cfg.Lifetime))
 		} else {
-			s.out.line(fmt.Sprintf("shellsup: timed out after %gs; cleaning up", s.cfg.Timeout))
+			s.noticeLine(fmt.Sprintf("shellsup: timed out after %gs; cleaning up", s.cfg.Timeout))
 		}
 	case byCancel:
 		s.out.frame(&protocol.Cancel{Reason: end.reason})
-		s.out.line(fmt.Sprintf("shellsup: cancelled (%s); cleaning up", end.reason))
+		if end.reason != reasonBrokenPipe { // the summary is the one line of a broken pipe
+			s.noticeLine("shellsup: " + end.cancelled() + "; cleaning up")
+		}
+	}
+}
+
+// noticeLine writes a notice in human mode, unless --quiet (errors only).
+func (s *session) noticeLine(line string) {
+	if !s.cfg.Quiet {
+		s.out.line(line)
 	}
 }
 
@@ -330,8 +369,8 @@ func (s *session) finish(w *reaper.Waiter, end ending, rep reaper.Report, drainT
 	s.final = true // no ports answer after totals
 	s.out.frame(totals)
 	s.mu.Unlock()
-	if !s.cfg.Quiet {
-		s.out.line(summary(totals, code, l))
+	if !s.cfg.Quiet || code == ExitFailed { // --quiet: errors only, and 125 is one
+		s.out.line(summary(totals, end, code, l))
 	}
 	flushed()
 	return code
