@@ -22,7 +22,9 @@ func watchParent(ppid int, stdio Stdio, cancel func(reason string)) (stop func()
 	}
 	fds := []unix.PollFd{{Fd: int32(wake), Events: unix.POLLIN}}
 	pidfd, watched := -1, false
-	if ppid > 1 { // 1: init never dies; 0: the parent is outside shellsup's PID namespace
+	if orphanedAtStart(ppid) {
+		cancel(protocol.ReasonParentGone) // gone before shellsup started (parentstart_linux.go)
+	} else if ppid > 1 { // 1: init never dies; 0: the parent is outside shellsup's PID namespace
 		if pidfd, err = unix.PidfdOpen(ppid, 0); err != nil {
 			pidfd = -1
 		}

@@ -95,7 +95,7 @@ type session struct {
 // fatal and nothing exists; after it, every path goes through the cleanup
 // and ends with totals.
 func run(cfg Config, stdio Stdio, out *output) int {
-	ppid := os.Getppid() // before anything that takes time: a parent that dies later is noticed
+	ppid := startParent // read before main: a parent that dies later is noticed
 	// The set-up's thread hand-offs run on one CPU (see internal/affinity).
 	release := affinity.Hold()
 	defer release()
@@ -248,7 +248,7 @@ func (s *session) announce(c *child, cont *reaper.Containment) {
 // parent-death signal brought the news). A SIGINT or SIGTERM once the
 // ending is decided (the second Ctrl-C) skips the rest of the cleanup's grace.
 func (s *session) watchCancels(stdin *os.File, sigs *signalSet) {
-	ppid := os.Getppid()
+	ppid := startParent
 	go func() {
 		first := true
 		for sig := range sigs.cancel {
