@@ -159,3 +159,23 @@ func TestParentGoneAtStartIsCancelledEveryTime(t *testing.T) {
 		}
 	}
 }
+
+// `--spill ~/.cache/shellsup` works on a fresh home: the missing directory
+// and its missing parents are made, 0700, and the run spills into it.
+func TestSpillMakesAMissingDirectory(t *testing.T) {
+	home := t.TempDir()
+	dir := filepath.Join(home, ".cache", "shellsup")
+	r := runShellsup(t, opts{args: []string{"--spill", dir}, command: "echo spilled"})
+	tot := requireTotals(t, r)
+	require.NotNil(t, tot.Spill, "stderr %q", r.stderr)
+	assert.Equal(t, dir, filepath.Dir(tot.Spill.Dir))
+	b, err := os.ReadFile(filepath.Join(tot.Spill.Dir, "stdout"))
+	require.NoError(t, err)
+	assert.Equal(t, "spilled\n", string(b))
+	for _, d := range []string{filepath.Join(home, ".cache"), dir} {
+		st, err := os.Lstat(d)
+		require.NoError(t, err)
+		assert.Equal(t, os.FileMode(0o700), st.Mode().Perm(), d)
+		assert.EqualValues(t, os.Geteuid(), st.Sys().(*syscall.Stat_t).Uid, d)
+	}
+}
