@@ -67,6 +67,7 @@ func TestParseRequiresDoubleDash(t *testing.T) {
 		`unknown word "decod": did you mean "decode"?`:                                                                {"decod"},
 		`unknown word "swep": did you mean "sweep"?`:                                                                  {"swep"},
 		`unknown word "version": did you mean "--version"?`:                                                           {"version"},
+		`"decode" is a subcommand: it comes first, as in shellsup decode; a COMMAND follows --`:                       {"--frames", "decode"},
 		`unknown word "help": did you mean "--help"?`:                                                                 {"help"},
 		`unknown option "--timout": did you mean "--timeout"?`:                                                        {"--timout", "5", "--", "x"},
 		`unknown option "-lifetme": did you mean "--lifetime"?`:                                                       {"-lifetme=1h", "--", "x"},

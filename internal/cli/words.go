@@ -22,6 +22,11 @@ func requireDoubleDash(argv, rest []string, fs *flag.FlagSet) error {
 	if i := len(argv) - len(rest); i > 0 && argv[i-1] == "--" {
 		return nil
 	}
+	for _, sub := range subcommands {
+		if rest[0] == sub {
+			return request.Invalidf("%q is a subcommand: it comes first, as in shellsup %s; a COMMAND follows --: shellsup [options] -- COMMAND; see shellsup --help", sub, sub)
+		}
+	}
 	if near := closest(rest[0], words(fs)); near != "" {
 		return request.Invalidf("unknown word %q: did you mean %q? (a COMMAND follows --: shellsup [options] -- COMMAND); see shellsup --help", rest[0], near)
 	}
