@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"flag"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -93,5 +94,33 @@ func TestClosest(t *testing.T) {
 		"grce": "--grace", "ls": "", "make": "", "": "", "--": "", "cgroups": "--cgroup", "xyzzy": "",
 	} {
 		assert.Equal(t, want, closest(typed, words), "%q", typed)
+	}
+}
+
+// One form per kind of value, on the command line as parsed and validated:
+// every time option takes a DURATION, every byte option a BYTES count, and
+// the help names no other form (a new time option reads
+// request.ParseDuration, a new byte option request.ParseBytes).
+func TestOneFormPerKind(t *testing.T) {
+	assert.NotContains(t, Usage, "SECONDS", "a time option takes a DURATION")
+	spill := t.TempDir()
+	for _, argv := range [][]string{
+		{"--timeout", "2s"}, {"--timeout", "1.5"}, {"--timeout", "500ms"}, {"--timeout", "1m"},
+		{"--grace", "1s"}, {"--grace", "0"}, {"--lifetime", "2m"}, {"--lifetime", "1h30m"},
+		{"--budget", "64K"}, {"--budget", "65536"}, {"--max-memory", "64M"},
+		{"--spill", spill, "--spill-max", "1M"},
+	} {
+		a, err := Parse(append(argv, "--", "true"))
+		require.NoError(t, err, "%v", argv)
+		_, err = a.Validate()
+		assert.NoError(t, err, "%v", argv)
+	}
+	for _, argv := range [][]string{{"--timeout", "2 s"}, {"--grace", "1w"}, {"--lifetime", "soon"}, {"--budget", "64Q"}, {"--max-memory", "1.5G"}} {
+		a, err := Parse(append(argv, "--", "true"))
+		require.NoError(t, err, "%v", argv)
+		_, err = a.Validate()
+		var ve *request.ValidationError
+		require.ErrorAs(t, err, &ve, "%v", argv)
+		assert.Contains(t, ve.Msg, strconv.Quote(argv[1]), "the value is quoted")
 	}
 }
