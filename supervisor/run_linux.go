@@ -344,6 +344,13 @@ func (s *session) notice(end ending) {
 	}
 }
 
+// alarming reports whether the summary says something went wrong, which
+// --quiet still prints: shellsup failed (125: stragglers), the command
+// tampered with its limits, a leaf was left, or output was lost.
+func alarming(t *protocol.Totals, code int, l lost) bool {
+	return code == ExitFailed || len(t.Cleanup.Tampered) > 0 || t.Cleanup.LeafLeft != "" || l.bytes > 0
+}
+
 // noticeLine writes a notice in human mode, unless --quiet (errors only).
 func (s *session) noticeLine(line string) {
 	if !s.cfg.Quiet {
@@ -369,7 +376,7 @@ func (s *session) finish(w *reaper.Waiter, end ending, rep reaper.Report, drainT
 	s.final = true // no ports answer after totals
 	s.out.frame(totals)
 	s.mu.Unlock()
-	if !s.cfg.Quiet || code == ExitFailed { // --quiet: errors only, and 125 is one
+	if !s.cfg.Quiet || alarming(totals, code, l) { // --quiet: errors only
 		s.out.line(summary(totals, end, code, l))
 	}
 	flushed()

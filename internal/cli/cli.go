@@ -69,7 +69,8 @@ options:
                      a job's lifetime instead of --timeout (at most 7d: 1h)
   --redact           replace secrets (tokens, keys) in the captured text
   --redact-pattern RE  a further secret pattern (Go regexp; repeatable; implies --redact)
-  --quiet            human mode: errors only (no notice, no summary line)
+  --quiet            human mode: errors only (no notice; the summary line only
+                     when something went wrong)
   --version          print the version
   --help             print this help
 
