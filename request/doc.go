@@ -11,8 +11,9 @@
 // these validators accept is one shellsup runs.
 //
 // It parses only the texts whose form is itself part of a rule: a byte
-// count ("64M", ParseBytes), a lifetime ("1h", ParseLifetime) and a number
-// of seconds (ParseSeconds).
+// count ("64M", ParseBytes: every byte option of the command line), a
+// duration ("2s", "1.5", ParseDuration: every time option), a lifetime
+// ("1h", ParseLifetime) and a number of seconds (ParseSeconds).
 //
 // The non-goal: the package touches no file or process; the working
 // directory, the spill directory and the environment are checked by their

@@ -16,10 +16,10 @@ import (
 // Args are the command line as given, before validation. Empty strings
 // mean "use the default".
 type Args struct {
-	Timeout      string   // --timeout SECONDS
+	Timeout      string   // --timeout DURATION (request.ParseDuration: 2s, 1.5)
 	Cwd          string   // --cwd DIR
-	Budget       string   // --budget BYTES
-	Grace        string   // --grace SECONDS
+	Budget       string   // --budget BYTES (request.ParseBytes: 64K)
+	Grace        string   // --grace DURATION
 	Frames       bool     // --frames
 	PIDNamespace bool     // --pidns
 	Command      []string // the positional arguments; exactly one is allowed
@@ -191,28 +191,37 @@ func (a Args) command() (string, error) {
 		len(a.Command), quoteAll(a.Command), strconv.Quote(strings.Join(a.Command, " ")))
 }
 
+// parseTimeout reads --timeout, a duration (request.ParseDuration).
 func parseTimeout(s string) (float64, error) {
-	v, ok := request.ParseSeconds(s)
+	v, ok := request.ParseDuration(s)
 	if !ok {
-		return 0, request.TimeoutNotANumber(s)
+		return 0, request.TimeoutNotADuration(s)
 	}
 	return v, request.ValidateTimeout(v, s)
 }
 
+// parseGrace reads --grace, a duration (request.ParseDuration).
 func parseGrace(s string) (float64, error) {
-	v, ok := request.ParseSeconds(s)
+	v, ok := request.ParseDuration(s)
 	if !ok {
-		return 0, request.GraceNotANumber(s)
+		return 0, request.GraceNotADuration(s)
 	}
 	return v, request.ValidateGrace(v, s)
 }
 
+// parseBudget reads --budget, a byte count (request.ParseBytes: 64K).
 func parseBudget(s string) (int, error) {
-	v, err := strconv.Atoi(strings.TrimSpace(s))
+	v, err := request.ParseBytes(s)
 	if err != nil {
-		return 0, request.BudgetNotWhole(s)
+		if _, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
+			return 0, request.ValidateBudget(-1, s) // a whole number out of range, e.g. -1
+		}
+		return 0, request.BudgetNotAByteCount(s)
 	}
-	return v, request.ValidateBudget(v, s)
+	if v > request.MaxBudget {
+		v = request.MaxBudget + 1 // refused below, and never wraps an int
+	}
+	return int(v), request.ValidateBudget(int(v), s)
 }
 
 // resolveCwd makes dir absolute (against shellsup's own working directory)

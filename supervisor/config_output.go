@@ -71,7 +71,9 @@ func (a Args) validateOutput(cfg *Config) error {
 	return nil
 }
 
-// parseSpill checks the spill directory and limit.
+// parseSpill checks the spill directory (made, 0700, when it does not
+// exist: the one side effect of validation, which the user asked for) and
+// the limit.
 func parseSpill(dir, limit string) (string, int64, error) {
 	if dir == "" {
 		if limit != "" {
@@ -83,7 +85,7 @@ func parseSpill(dir, limit string) (string, int64, error) {
 	if err != nil {
 		return "", 0, invalid("spill directory %q cannot be made absolute: %v", dir, err)
 	}
-	if err := spill.CheckDir(abs); err != nil {
+	if err := spill.MakeDir(abs); err != nil {
 		return "", 0, invalid("%s", strings.Replace(err.Error(), strconv.Quote(abs), strconv.Quote(dir), 1))
 	}
 	max := int64(request.DefaultSpillMax)

@@ -19,10 +19,7 @@ func statusOf(ws unix.WaitStatus) (*int, *string) {
 		return &code, nil
 	case ws.Signaled():
 		code := 128 + int(ws.Signal())
-		name := unix.SignalName(ws.Signal())
-		if name == "" {
-			name = fmt.Sprintf("SIG%d", int(ws.Signal()))
-		}
+		name := signalName(ws.Signal())
 		return &code, &name
 	}
 	return nil, nil
@@ -51,14 +48,14 @@ func exitCode(t *protocol.Totals, end ending, rep reaper.Report) int {
 //	shellsup: exit 0 in 1.0s; 3 processes cleaned up (1 killed) in 1004ms; captured 96 of 96 bytes
 //
 // l is what forwarding to shellsup's own stdout and stderr lost.
-func summary(t *protocol.Totals, code int, l lost) string {
+func summary(t *protocol.Totals, end ending, code int, l lost) string {
 	var b strings.Builder
 	b.WriteString("shellsup: ")
 	switch {
 	case t.TimedOut:
 		b.WriteString("timed out")
 	case t.Cancelled:
-		fmt.Fprintf(&b, "cancelled (%s)", t.CancelReason)
+		b.WriteString(end.cancelled())
 	case t.Signal != nil:
 		fmt.Fprintf(&b, "killed by %s", *t.Signal)
 	case t.ExitCode != nil:
@@ -116,6 +113,26 @@ func summary(t *protocol.Totals, code int, l lost) string {
 		b.WriteString("; shellsup exits 125")
 	}
 	return b.String()
+}
+
+// cancelled says how a cancel came, in human mode's words: "cancelled by
+// SIGINT", "broken pipe (...)", "cancelled (parent-gone)".
+func (e ending) cancelled() string {
+	switch {
+	case e.reason == reasonBrokenPipe:
+		return "broken pipe (the reader of shellsup's output is gone)"
+	case e.sig != 0:
+		return "cancelled by " + signalName(e.sig)
+	}
+	return fmt.Sprintf("cancelled (%s)", e.reason)
+}
+
+// signalName is SIGINT for 2, SIG40 for a signal without a name.
+func signalName(sig unix.Signal) string {
+	if name := unix.SignalName(sig); name != "" {
+		return name
+	}
+	return fmt.Sprintf("SIG%d", int(sig))
 }
 
 func plural(n int, one, many string) string {

@@ -95,7 +95,7 @@ type session struct {
 // fatal and nothing exists; after it, every path goes through the cleanup
 // and ends with totals.
 func run(cfg Config, stdio Stdio, out *output) int {
-	ppid := os.Getppid() // before anything that takes time: a parent that dies later is noticed
+	ppid := startParent // read before main: a parent that dies later is noticed
 	// The set-up's thread hand-offs run on one CPU (see internal/affinity).
 	release := affinity.Hold()
 	defer release()
@@ -156,7 +156,7 @@ func newSession(cfg Config, out *output, set *spill.Set, stdio Stdio) *session {
 		panic(fmt.Sprintf("budget %d passed validation: %v", cfg.Budget, err)) // Validate checked it
 	}
 	s := &session{cfg: cfg, out: out, capture: capture, cancels: make(chan cause, 8), hurry: make(chan struct{}), started: time.Now()}
-	gone := func() { s.cancel(protocol.ReasonParentGone) }
+	gone := func() { s.cancel(reasonOutputGone) }
 	out.onFail = gone
 	emit := out.progress
 	if !cfg.Frames {
@@ -167,7 +167,37 @@ func newSession(cfg Config, out *output, set *spill.Set, stdio Stdio) *session {
 	return s
 }
 
-func (s *session) cancel(reason string) { s.cancelBy(cause{reason: reason}) }
+// cancel cancels for reason; reasonOutputGone becomes parent-gone or a
+// broken pipe (outputGone).
+func (s *session) cancel(reason string) {
+	if reason == reasonOutputGone {
+		s.outputGone()
+		return
+	}
+	s.cancelBy(cause{reason: reason})
+}
+
+// Reasons inside shellsup, never sent in a frame.
+const (
+	// reasonOutputGone: shellsup's stdout or stderr lost its reader (a
+	// pipe or a socket whose peer closed, a failed write).
+	reasonOutputGone = "output-gone"
+	// reasonBrokenPipe is reasonOutputGone in human mode.
+	reasonBrokenPipe = "broken-pipe"
+)
+
+// outputGone is a reader of shellsup's output gone. In frames mode that
+// reader is the parent (the frame stream): parent-gone. In human mode it is
+// a pipeline's next command (shellsup ... | head -1): a broken pipe, which
+// ends the run as SIGPIPE ends a pipeline's writer, with 141 (128+13), and
+// the cleanup's grace.
+func (s *session) outputGone() {
+	if s.cfg.Frames {
+		s.cancelBy(cause{reason: protocol.ReasonParentGone})
+		return
+	}
+	s.cancelBy(cause{reason: reasonBrokenPipe, sig: syscall.SIGPIPE})
+}
 
 // A parent-gone cancel also hurries the cleanup: with the owner gone nobody
 // waits for a graceful end, so a TERM-ignorer is killed at once, not after
@@ -218,7 +248,7 @@ func (s *session) announce(c *child, cont *reaper.Containment) {
 // parent-death signal brought the news). A SIGINT or SIGTERM once the
 // ending is decided (the second Ctrl-C) skips the rest of the cleanup's grace.
 func (s *session) watchCancels(stdin *os.File, sigs *signalSet) {
-	ppid := os.Getppid()
+	ppid := startParent
 	go func() {
 		first := true
 		for sig := range sigs.cancel {
@@ -302,13 +332,29 @@ func (s *session) notice(end ending) {
 	case byTimeout:
 		s.out.frame(&protocol.Timeout{Timeout: s.cfg.Timeout})
 		if s.cfg.Lifetime > 0 {
-			s.out.line(fmt.Sprintf("shellsup: the job's lifetime (%gs) is over; cleaning up", s.cfg.Lifetime))
+			s.noticeLine(fmt.Sprintf("shellsup: the job's lifetime (%gs) is over; cleaning up", s.cfg.Lifetime))
 		} else {
-			s.out.line(fmt.Sprintf("shellsup: timed out after %gs; cleaning up", s.cfg.Timeout))
+			s.noticeLine(fmt.Sprintf("shellsup: timed out after %gs; cleaning up", s.cfg.Timeout))
 		}
 	case byCancel:
 		s.out.frame(&protocol.Cancel{Reason: end.reason})
-		s.out.line(fmt.Sprintf("shellsup: cancelled (%s); cleaning up", end.reason))
+		if end.reason != reasonBrokenPipe { // the summary is the one line of a broken pipe
+			s.noticeLine("shellsup: " + end.cancelled() + "; cleaning up")
+		}
+	}
+}
+
+// alarming reports whether the summary says something went wrong, which
+// --quiet still prints: shellsup failed (125: stragglers), the command
+// tampered with its limits, a leaf was left, or output was lost.
+func alarming(t *protocol.Totals, code int, l lost) bool {
+	return code == ExitFailed || len(t.Cleanup.Tampered) > 0 || t.Cleanup.LeafLeft != "" || l.bytes > 0
+}
+
+// noticeLine writes a notice in human mode, unless --quiet (errors only).
+func (s *session) noticeLine(line string) {
+	if !s.cfg.Quiet {
+		s.out.line(line)
 	}
 }
 
@@ -331,8 +377,8 @@ func (s *session) finish(w *reaper.Waiter, end ending, rep reaper.Report, drainT
 	s.final = true // no ports answer after totals
 	s.out.frame(totals)
 	s.mu.Unlock()
-	if !s.cfg.Quiet {
-		s.out.line(summary(totals, code, l))
+	if !s.cfg.Quiet || alarming(totals, code, l) { // --quiet: errors only
+		s.out.line(summary(totals, end, code, l))
 	}
 	flushed()
 	return code

@@ -402,7 +402,8 @@ func TestHumanCallerKilled(t *testing.T) {
 }
 
 // TestHumanReaderGone: the reader of a human-mode shellsup's stdout goes
-// away while the command prints nothing: the hang-up cancels the run.
+// away while the command prints nothing: the hang-up ends the run as a
+// broken pipe, 141, with one line.
 func TestHumanReaderGone(t *testing.T) {
 	tok := reapertest.NewToken()
 	cmd := exec.Command(shellsupBin, "--timeout", "60", "--", "sleep 300 & echo ready >&2; sleep 300")
@@ -421,8 +422,8 @@ func TestHumanReaderGone(t *testing.T) {
 	err = cmd.Wait()
 	var ee *exec.ExitError
 	require.ErrorAs(t, err, &ee)
-	assert.Equal(t, 130, ee.ExitCode())
-	assert.Contains(t, string(rest), "cancelled (parent-gone)")
+	assert.Equal(t, 141, ee.ExitCode(), "a broken pipe exits as a pipeline's SIGPIPE: 128+13; stderr %q", rest)
+	assert.Regexp(t, `^shellsup: broken pipe \(the reader of shellsup's output is gone\) in [0-9.]+s; [^\n]*\n$`, string(rest), "one line")
 	reapertest.Check(t, tok)
 }
 

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -49,7 +48,9 @@ func TestAgentInHelp(t *testing.T) {
 	for _, s := range []string{"--agent ", "--agent-env, --scrub-env,", "--tidy", "--capture head+tail", "login shell"} {
 		assert.Contains(t, Usage, s)
 	}
-	assert.True(t, strings.Contains(optionNames, "--agent,"), optionNames)
+	_, err := Parse([]string{"--agnt", "--", "true"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `did you mean "--agent"?`)
 }
 
 // TestAgentSmallBudget: --agent's head+tail needs a budget the window can

@@ -24,11 +24,19 @@ Runs /bin/bash -lc COMMAND (--no-login: bash --norc -c) with stdin /dev/null,
 streams its output, and when it finishes, times out or is cancelled, kills
 and reaps every process it started before reporting.
 
+The COMMAND is one argument and follows "--"; a word before it that is not
+an option or a subcommand is refused (with a "did you mean" for a typo).
+
+Every DURATION is a number of seconds (1.5) or a number with a unit ms, s,
+m, h or d (500ms, 2s, 1m, 1h30m, 7d); every BYTES a whole number with an
+optional K, M, G or T (powers of 1024: 64K, 1M, 65536).
+
 options:
-  --timeout SECONDS  stop the command after this long (default %g, at most %g)
+  --timeout DURATION stop the command after this long (default %gs, at most
+                     %gs; longer: --lifetime)
   --cwd DIR          working directory (default: the current one)
   --budget BYTES     capture budget shared by stdout and stderr (default %d, at most %d)
-  --grace SECONDS    SIGTERM → SIGKILL grace at cleanup (default %g, at most %g)
+  --grace DURATION   SIGTERM → SIGKILL grace at cleanup (default %gs, at most %gs)
   --no-login         bash --norc -c instead of bash -lc: no profile or rc file is read
   --scrub-env        drop variables whose names mark credentials (*_TOKEN, AWS_*, ...)
   --agent-env        set PAGER=cat, GIT_PAGER=cat, NO_COLOR=1, TERM=dumb, a UTF-8
@@ -57,15 +65,17 @@ options:
   --no-cgroup        make no cgroup leaf: the subreaper floor (and --pidns) only
   --require TIER     refuse to run unless TIER (cgroup or pidns) is in force
   --spill DIR        write the raw stdout and stderr to private files in a new
-                     directory under DIR (named in totals)
-  --spill-max BYTES  limit of each spill file (default 256M; K, M, G, T suffixes)
+                     directory under DIR (named in totals); DIR is made (0700)
+                     if it does not exist
+  --spill-max BYTES  limit of each spill file (default 256M)
   --capture MODE     head (default), tail or head+tail: which part of the output
                      the capture keeps when it exceeds the budget
-  --lifetime SECONDS a job's lifetime instead of --timeout (at most 7d; s, m, h, d
-                     suffixes: 1h)
+  --lifetime DURATION
+                     a job's lifetime instead of --timeout (at most 7d: 1h)
   --redact           replace secrets (tokens, keys) in the captured text
   --redact-pattern RE  a further secret pattern (Go regexp; repeatable; implies --redact)
-  --quiet            human mode: no summary line
+  --quiet            human mode: errors only (no notice; the summary line only
+                     when something went wrong)
   --version          print the version
   --help             print this help
 
@@ -77,7 +87,8 @@ shellsup sweep kills and removes the leaf cgroups of shellsups that died
 
 exit status: the command's (128+N if a signal N ended it); 124 timed out;
 128+N cancelled by signal N (SIGINT 130, SIGTERM 143), 130 other cancels;
-125 shellsup failed; 126/127 bash could not be run / not found.
+141 human mode's stdout closed (| head); 125 shellsup failed; 126/127 bash
+could not be run / not found.
 `, request.DefaultTimeout, request.MaxTimeout, request.DefaultBudget, request.MaxBudget,
 	request.DefaultGrace, request.MaxGrace)
 
@@ -165,7 +176,7 @@ func Parse(argv []string) (supervisor.Args, error) {
 		if errors.Is(err, flag.ErrHelp) {
 			return a, err
 		}
-		return a, &request.ValidationError{Msg: describeFlagError(err, argv) + "; see shellsup --help"}
+		return a, &request.ValidationError{Msg: describeFlagError(err, argv, fs) + "; see shellsup --help"}
 	}
 	if *showVersion {
 		return a, ErrVersion
@@ -178,6 +189,9 @@ func Parse(argv []string) (supervisor.Args, error) {
 		return a, err
 	}
 	a.Command = fs.Args()
+	if err := requireDoubleDash(argv, a.Command, fs); err != nil {
+		return a, err
+	}
 	return a, nil
 }
 
@@ -222,15 +236,16 @@ func options(argv []string) []string {
 	return argv
 }
 
-// optionNames lists the options for an "unknown option" message.
-const optionNames = "--timeout, --cwd, --budget, --grace, --no-login, --scrub-env, --agent-env, --agent, --env-allow, --workspace, --frames, --pidns, --user, --max-procs, --max-memory, --cgroup, --no-cgroup, --require, --spill, --spill-max, --capture, --lifetime, --redact, --redact-pattern, --quiet, --version, --help"
-
 // describeFlagError rewords the flag package's errors, naming the option
 // the way the user typed it ("-V" stays "-V", "--V" stays "--V").
-func describeFlagError(err error, argv []string) string {
+func describeFlagError(err error, argv []string, fs *flag.FlagSet) string {
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
-		return fmt.Sprintf("unknown option %q (options: %s)", typed(argv, name), optionNames)
+		spelled := typed(argv, name)
+		if near := closest(spelled, words(fs)); near != "" {
+			return fmt.Sprintf("unknown option %q: did you mean %q?", spelled, near)
+		}
+		return fmt.Sprintf("unknown option %q (options: %s)", spelled, strings.Join(optionNames(fs), ", "))
 	}
 	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
 		return fmt.Sprintf("option %q needs a value", typed(argv, name))

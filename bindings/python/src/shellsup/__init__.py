@@ -33,6 +33,7 @@ from ._errors import CleanupError, ShellsupError
 from ._find import find_binary
 from ._job import Job, JobError, JobTimeoutError, Output, jobs, start, start_async
 from ._limits import DEFAULT_BUDGET, DEFAULT_TIMEOUT
+from ._progress import default_progress, print_progress
 from ._result import RESULT_KEYS, SkillResult
 from ._run import Run
 from ._validate import PathLike, check_progress, request
@@ -58,15 +59,6 @@ __all__ = [
 ]
 
 Progress = Optional[Callable[[str, str], Any]]
-
-
-def print_progress(stream: str, text: str) -> None:
-    """The default progress: write text to sys.stdout or sys.stderr and flush, as the skill did."""
-    out = sys.stderr if stream == "stderr" else sys.stdout
-    if out is None:  # pythonw, or a closed stream: nowhere to write
-        return
-    out.write(text)
-    out.flush()
 
 
 def run(
@@ -109,7 +101,12 @@ def run(
         as it arrives (``stream`` is ``"stdout"`` or ``"stderr"``). The
         default writes it to sys.stdout/sys.stderr; None turns it off. If it
         raises, the run is cancelled and cleaned up, then the exception
-        propagates.
+        propagates. Progress stops where the budget is spent (the
+        truncation marker is its last text), although the command may go
+        on: the default then prints one line on sys.stderr saying that the
+        rest of the output is neither captured nor shown, and that
+        ``capture="head+tail"`` keeps its end (a long ``make test`` keeps
+        its failures that way; ``spill=`` keeps every byte).
     env: None inherits ``os.environ``; a mapping *replaces* the environment
         entirely (as in subprocess), for shellsup and the command alike.
         Without ``HOME`` the command gets ``HOME=/nonexistent``, never the
@@ -193,6 +190,7 @@ def run(
                   scrub_env=scrub_env, agent_env=agent_env, env_allow=env_allow, workspace=workspace, redact=redact,
                   redact_patterns=redact_patterns, spill=spill, spill_max=spill_max, capture=capture, agent=agent)
     progress = check_progress(progress)
+    progress = default_progress(progress, capture)
     runner = Run(req, find_binary(), progress)
     runner.start()
     return runner.wait()
@@ -237,4 +235,5 @@ async def run_async(
                   scrub_env=scrub_env, agent_env=agent_env, env_allow=env_allow, workspace=workspace, redact=redact,
                   redact_patterns=redact_patterns, spill=spill, spill_max=spill_max, capture=capture, agent=agent)
     progress = check_progress(progress)
+    progress = default_progress(progress, capture)
     return await AsyncRun(req, find_binary(), progress).wait()

@@ -26,6 +26,7 @@ from ._limits import (
     MAX_BYTE_COUNT,
     MAX_COMMAND_BYTES,
     MAX_GRACE,
+    MAX_LIFETIME,
     MAX_TIMEOUT,
     MIN_BUDGET,
     MIN_GRACE,
@@ -36,6 +37,11 @@ from ._limits import (
 
 __all__ = ["PathLike", "Request", "ShellOptions", "request", "check_progress", "invalid", "quote", "marker",
            "parse_bytes"]
+
+# What a timeout over the maximum points to, in the binary's words (Go's
+# request.LongerThanTimeout).
+LONGER_THAN_TIMEOUT = (f"a longer run is a job: give it a lifetime instead (--lifetime, lifetime=, Lifetime) "
+                       f"of up to {MAX_LIFETIME} seconds (7 days)")
 
 # A path argument: str, bytes or os.PathLike (run()'s cwd, workspace, spill; start()'s too).
 PathLike = Union[str, bytes, "os.PathLike[str]"]
@@ -188,7 +194,8 @@ def check_timeout(timeout: Any) -> Union[int, float]:
             f"(got {quote(timeout)} of type {type(timeout).__name__})"
         )
     if not _in_range(timeout, 0, MAX_TIMEOUT, low_open=True):
-        raise invalid(f"timeout must be greater than 0 and at most {MAX_TIMEOUT} seconds (got {_shown(timeout)})")
+        longer = f"; {LONGER_THAN_TIMEOUT}" if timeout > MAX_TIMEOUT else ""
+        raise invalid(f"timeout must be greater than 0 and at most {MAX_TIMEOUT} seconds (got {_shown(timeout)}){longer}")
     return timeout
 
 
