@@ -50,10 +50,9 @@ bench: build ## a Markdown table of shellsup against its limits, target and ✔/
 
 # The "why not" table of the README: one run, every tool side by side (tini and bwrap are
 # skipped, and say so, where they are not installed; systemd-run needs a running systemd).
-PYTHON ?= python3
-
+# The Python rows use the Python .ci/find-python finds (with msgpack, for the binding's row).
 compare: build ## the same leak shapes under shellsup, timeout, tini, systemd-run, bwrap, subprocess and os/exec: a Markdown table
-	$(GO) run ./cmd/shellsup-compare --bin $(BIN) --python "$(PYTHON)"
+	@py=$$(.ci/find-python) && $(GO) run ./cmd/shellsup-compare --bin $(BIN) --python "$$py"
 
 SOAK_RUNS ?= 1000
 SOAK_TIERS ?= subreaper,cgroup,pidns

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -55,4 +56,13 @@ func TestSize(t *testing.T) {
 	assert.Equal(t, "64 KiB", size(64<<10))
 	assert.Equal(t, "7 B", size(7))
 	assert.Equal(t, "?", size(-1))
+}
+
+// The README's table of the six commands is the shapes this program runs.
+func TestTheReadmeListsEveryShape(t *testing.T) {
+	raw, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	for _, s := range shapes {
+		assert.Contains(t, string(raw), "| "+s.name+" | `"+s.script+"` |")
+	}
 }

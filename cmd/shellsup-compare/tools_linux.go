@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -43,6 +44,7 @@ func tools() []tool {
 		systemdTool(d),
 		argvTool("`bwrap --unshare-pid --die-with-parent` (under `timeout -k "+k+" "+d+"`)", "bwrap", append(timeout, bwrap...)),
 		pythonTool(),
+		pythonBindingTool(),
 		{name: "Go `exec.CommandContext` (" + d + " s)", start: func(s string, tok reapertest.Token) (*trial, error) { return goExec(s, tok, 0) }},
 		{name: "Go `exec.CommandContext` + `WaitDelay` " + k + " s", start: func(s string, tok reapertest.Token) (*trial, error) { return goExec(s, tok, killAfter) }},
 		{name: "`shellsup --timeout " + d + " --grace " + k + " --`", start: func(s string, tok reapertest.Token) (*trial, error) {
@@ -184,6 +186,18 @@ except subprocess.TimeoutExpired as e:
 print(json.dumps({"seconds": time.perf_counter() - start, "bytes": n}))
 `
 
+// pyBinding runs SCRIPT with shellsup's Python binding, shell.run(timeout=DEADLINE,
+// grace=GRACE), the token in the command's environment only, and prints as pySubprocess does.
+const pyBinding = `import json, os, sys, time
+import shellsup as shell
+script, tok, deadline, grace = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
+env = dict(os.environ)
+env[tok.split("=", 1)[0]] = tok.split("=", 1)[1]
+start = time.perf_counter()
+r = shell.run(script, timeout=deadline, grace=grace, env=env, progress=None)
+print(json.dumps({"seconds": time.perf_counter() - start, "bytes": len(r["stdout"]) + len(r["stderr"])}))
+`
+
 // pythonTool is Python's subprocess.run with a timeout, the drop-in shellsup's Python binding
 // replaces.
 func pythonTool() tool {
@@ -196,14 +210,40 @@ func pythonTool() tool {
 		t.missing = *python + " is not installed"
 		return t
 	}
-	t.start = startPython
+	t.start = func(s string, tok reapertest.Token) (*trial, error) {
+		return startPython(pySubprocess, []string{s, tok.Env(), secs(*deadline)}, nil)
+	}
 	return t
 }
 
-// startPython runs pySubprocess; the Python process itself does not carry the token.
-func startPython(script string, tok reapertest.Token) (*trial, error) {
-	cmd := exec.Command(*python, "-c", pySubprocess, script, tok.Env(), secs(*deadline))
-	cmd.Env, cmd.Dir = append(os.Environ(), "HOME="+home), home
+// pythonBindingTool is shellsup's Python binding, imported from bindings/python/src.
+func pythonBindingTool() tool {
+	t := pythonTool()
+	t.name = "Python binding `shell.run(timeout=" + secs(*deadline) + ", grace=" + secs(killAfter) + ")`"
+	src, err := filepath.Abs("bindings/python/src")
+	if t.missing == "" && err == nil {
+		if _, err = os.Stat(filepath.Join(src, "shellsup", "__init__.py")); err != nil {
+			t.missing = "bindings/python/src is not here (run from the repository's root)"
+		} else if exec.Command(*python, "-c", "import msgpack").Run() != nil {
+			t.missing = "msgpack is not installed for " + *python
+		}
+	}
+	if t.missing != "" {
+		t.start = nil
+		return t
+	}
+	extra := []string{"PYTHONPATH=" + src, "SHELLSUP_BIN=" + *bin}
+	t.start = func(s string, tok reapertest.Token) (*trial, error) {
+		return startPython(pyBinding, []string{s, tok.Env(), secs(*deadline), secs(killAfter)}, extra)
+	}
+	return t
+}
+
+// startPython runs program with args; the Python process itself does not carry the token
+// (it passes it to the command's environment only).
+func startPython(program string, args, extraEnv []string) (*trial, error) {
+	cmd := exec.Command(*python, append([]string{"-c", program}, args...)...)
+	cmd.Env, cmd.Dir = append(append(os.Environ(), "HOME="+home), extraEnv...), home
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, os.Stderr
 	if err := cmd.Start(); err != nil {
