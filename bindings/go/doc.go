@@ -60,6 +60,10 @@
 // A place that is set but holds no executable (1–3) is an error, never a
 // fall-through to the next; the not_found error lists every place looked at.
 //
+// The module needs Go 1.26 or later and has no release tag yet: a module of
+// your own points at a checkout with a replace directive (bindings/go
+// README, "Use it from your own module").
+//
 // It speaks shellsup's frames protocol (the protocol package) over the
 // binary's stdin and stdout. shellsup runs only on Linux; elsewhere Run
 // returns an error wrapping ErrUnsupported.
