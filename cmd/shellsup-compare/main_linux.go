@@ -52,7 +52,7 @@ var shapes = []shape{
 	{"double fork", `(sleep 300 >/dev/null 2>&1 &); echo started`, false},
 	{"background job holding stdout", `sleep 300 & echo started`, false},
 	{"`nohup`", `nohup sleep 300 >/dev/null 2>&1 & echo started`, false},
-	{"TERM-ignorer past the deadline", `trap "" TERM; sleep 300; echo never`, false},
+	{"TERM-ignorer past the deadline", `trap "" TERM; echo started; sleep 300; echo never`, false},
 	{"64 MiB of output", `head -c 67108864 /dev/zero`, true},
 }
 
@@ -83,7 +83,8 @@ func header() {
 	host, _ := os.Hostname()
 	fmt.Printf("shellsup compare: %s, %s, %d cores, kernel %s, uid %d, host %s\n",
 		time.Now().UTC().Format("2006-01-02 15:04 UTC"), runtime.GOARCH, runtime.NumCPU(), kernel(), os.Getuid(), host)
-	fmt.Printf("deadline %v, kill after %v more; a tool not back after %v is given up on\n\n", *deadline, killAfter, *capWait)
+	fmt.Printf("deadline %v, kill after %v more; a tool not back after %v is given up on; load average at start %s\n\n",
+		*deadline, killAfter, *capWait, loadavg())
 	cols := []string{"tool"}
 	for _, s := range shapes {
 		cols = append(cols, s.name)
@@ -143,17 +144,26 @@ func measure(t tool, s shape) string {
 		case <-time.After(5 * time.Second):
 		}
 	}
-	return cell(s, left, elapsed, hung, tr.bytes())
+	return cell(s, left, elapsed, hung, tr.output())
 }
 
-// cell formats one measurement.
-func cell(s shape, left int, elapsed time.Duration, hung bool, delivered int64) string {
+// cell formats one measurement; a tool that did not run the command (no "started", no
+// flood) is said so, with the first line it printed, rather than counted as leaving nothing.
+func cell(s shape, left int, elapsed time.Duration, hung bool, out output) string {
 	when := fmt.Sprintf("%.2f s", elapsed.Seconds())
 	if hung {
 		when = fmt.Sprintf("**not back after %v**", *capWait)
 	}
+	ran := strings.Contains(out.head, "started")
 	if s.flood {
-		return size(delivered) + " · " + when
+		ran = out.n >= 64<<10
+	}
+	if !ran {
+		first, _, _ := strings.Cut(strings.TrimSpace(out.head), "\n")
+		return "did not run the command: " + strings.ReplaceAll(first, "|", `\|`)
+	}
+	if s.flood {
+		return size(out.n) + " · " + when
 	}
 	return fmt.Sprintf("%d left · %s", left, when)
 }
@@ -181,6 +191,15 @@ func withRest(whole int64, unit string, rest int64) string {
 func fatal(err error) {
 	fmt.Fprintln(os.Stderr, "shellsup-compare:", err)
 	os.Exit(1)
+}
+
+// loadavg is the 1-, 5- and 15-minute load average, from /proc/loadavg.
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return "unknown"
 }
 
 func kernel() string {

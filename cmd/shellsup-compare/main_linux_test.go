@@ -66,3 +66,11 @@ func TestTheReadmeListsEveryShape(t *testing.T) {
 		assert.Contains(t, string(raw), "| "+s.name+" | `"+s.script+"` |")
 	}
 }
+
+// A tool that fails before it runs the command is reported so, not as leaving nothing.
+func TestAToolThatDidNotRunTheCommandIsSaidSo(t *testing.T) {
+	sh := argvTool("sh", "sh", []string{"sh", "-c", "echo cannot make a namespace >&2; exit 1", "--"})
+	require.Empty(t, sh.missing)
+	assert.Equal(t, "did not run the command: cannot make a namespace", measure(sh, shapes[0]))
+	assert.Equal(t, "did not run the command: cannot make a namespace", measure(sh, shapes[5]))
+}

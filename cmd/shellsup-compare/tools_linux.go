@@ -21,7 +21,33 @@ type trial struct {
 	returned chan time.Duration // receives the time the tool took to return, once
 	owned    []int              // the tool's own process, never counted as left behind
 	abort    func()             // ends the tool itself when it did not return in time
-	bytes    func() int64       // the output that reached the caller, read after the clean-up
+	output   func() output      // what reached the caller, read after the clean-up
+}
+
+// output is what reached the caller: its size, and its first headMax bytes (to tell a tool
+// that ran the command from one that failed before it).
+type output struct {
+	n    int64 // -1: unknown
+	head string
+}
+
+const headMax = 4096
+
+// headOf is the first headMax bytes of b.
+func headOf(b []byte) string { return string(b[:min(len(b), headMax)]) }
+
+// counter counts what is written to it and keeps its first headMax bytes.
+type counter struct {
+	n    int64
+	head []byte
+}
+
+func (c *counter) Write(p []byte) (int, error) {
+	c.n += int64(len(p))
+	if room := headMax - len(c.head); room > 0 {
+		c.head = append(c.head, p[:min(room, len(p))]...)
+	}
+	return len(p), nil
 }
 
 // A tool runs a shape; missing says why it cannot here ("" when it can).
@@ -100,11 +126,12 @@ func startArgv(argv []string, tok reapertest.Token) (*trial, error) {
 		return nil, fmt.Errorf("starting %s: %w", argv[0], err)
 	}
 	w.Close()
-	counted := make(chan int64, 1)
+	counted := make(chan output, 1)
 	go func() {
-		n, _ := io.Copy(io.Discard, r)
+		var c counter
+		_, _ = io.Copy(&c, r)
 		r.Close()
-		counted <- n
+		counted <- output{c.n, string(c.head)}
 	}()
 	tr := &trial{returned: make(chan time.Duration, 1), owned: []int{cmd.Process.Pid}}
 	go func() {
@@ -112,17 +139,17 @@ func startArgv(argv []string, tok reapertest.Token) (*trial, error) {
 		tr.returned <- time.Since(start)
 	}()
 	tr.abort = func() { _ = cmd.Process.Kill() } // our child, not yet reaped: its pid is its own
-	tr.bytes = func() int64 { return within(counted) }
+	tr.output = func() output { return within(counted) }
 	return tr, nil
 }
 
-// within returns what ch yields within 5 s, or -1.
-func within(ch <-chan int64) int64 {
+// within returns what ch yields within 5 s, or an unknown output.
+func within(ch <-chan output) output {
 	select {
-	case n := <-ch:
-		return n
+	case o := <-ch:
+		return o
 	case <-time.After(5 * time.Second):
-		return -1
+		return output{n: -1}
 	}
 }
 
@@ -139,14 +166,14 @@ func goExec(script string, tok reapertest.Token, waitDelay time.Duration) (*tria
 		return nil, fmt.Errorf("starting bash: %w", err)
 	}
 	tr := &trial{returned: make(chan time.Duration, 1), abort: func() {}}
-	counted := make(chan int64, 1)
+	counted := make(chan output, 1)
 	go func() {
 		_ = cmd.Wait()
 		tr.returned <- time.Since(start)
 		cancel()
-		counted <- int64(out.Len()) // Wait has returned: the copying is over
+		counted <- output{int64(out.Len()), headOf(out.Bytes())} // Wait has returned: the copying is over
 	}()
-	tr.bytes = func() int64 { return within(counted) }
+	tr.output = func() output { return within(counted) }
 	return tr, nil
 }
 
@@ -154,19 +181,19 @@ func goExec(script string, tok reapertest.Token, waitDelay time.Duration) (*tria
 func goBinding(script string, tok reapertest.Token) (*trial, error) {
 	req := shellsup.Request{Command: script, Timeout: *deadline, Grace: new(killAfter), Binary: *bin, Env: env(tok), Cwd: home}
 	tr := &trial{returned: make(chan time.Duration, 1), abort: func() {}}
-	counted := make(chan int64, 1)
+	counted := make(chan output, 1)
 	start := time.Now()
 	go func() {
 		res, err := shellsup.Run(context.Background(), req)
 		tr.returned <- time.Since(start)
 		if err != nil && res.Command == "" {
-			fmt.Fprintln(os.Stderr, "shellsup-compare: the Go binding's Run:", err)
-			counted <- -1
+			counted <- output{-1, "the Go binding's Run: " + err.Error()}
 			return
 		}
-		counted <- int64(len(res.Stdout) + len(res.Stderr))
+		both := res.Stdout + res.Stderr
+		counted <- output{int64(len(both)), headOf([]byte(both))}
 	}()
-	tr.bytes = func() int64 { return within(counted) }
+	tr.output = func() output { return within(counted) }
 	return tr, nil
 }
 
@@ -177,13 +204,14 @@ const pySubprocess = `import json, os, subprocess, sys, time
 script, tok, deadline = sys.argv[1], sys.argv[2], float(sys.argv[3])
 env = dict(os.environ)
 env[tok.split("=", 1)[0]] = tok.split("=", 1)[1]
-start, n = time.perf_counter(), 0
+start = time.perf_counter()
 try:
     r = subprocess.run(["/bin/bash", "-c", script], capture_output=True, timeout=deadline, env=env)
-    n = len(r.stdout) + len(r.stderr)
 except subprocess.TimeoutExpired as e:
-    n = len(e.stdout or b"") + len(e.stderr or b"")
-print(json.dumps({"seconds": time.perf_counter() - start, "bytes": n}))
+    r = e
+seconds = time.perf_counter() - start
+out = (r.stdout or b"") + (r.stderr or b"")
+print(json.dumps({"seconds": seconds, "bytes": len(out), "head": out[:4096].decode("utf-8", "replace")}))
 `
 
 // pyBinding runs SCRIPT with shellsup's Python binding, shell.run(timeout=DEADLINE,
@@ -195,7 +223,9 @@ env = dict(os.environ)
 env[tok.split("=", 1)[0]] = tok.split("=", 1)[1]
 start = time.perf_counter()
 r = shell.run(script, timeout=deadline, grace=grace, env=env, progress=None)
-print(json.dumps({"seconds": time.perf_counter() - start, "bytes": len(r["stdout"]) + len(r["stderr"])}))
+seconds = time.perf_counter() - start
+out = r["stdout"] + r["stderr"]
+print(json.dumps({"seconds": seconds, "bytes": len(out.encode()), "head": out[:4096]}))
 `
 
 // pythonTool is Python's subprocess.run with a timeout, the drop-in shellsup's Python binding
@@ -250,23 +280,24 @@ func startPython(program string, args, extraEnv []string) (*trial, error) {
 		return nil, fmt.Errorf("starting %s: %w", *python, err)
 	}
 	tr := &trial{returned: make(chan time.Duration, 1), owned: []int{cmd.Process.Pid}}
-	counted := make(chan int64, 1)
+	counted := make(chan output, 1)
 	go func() {
 		err := cmd.Wait()
 		var rep struct {
 			Seconds float64 `json:"seconds"`
 			Bytes   int64   `json:"bytes"`
+			Head    string  `json:"head"`
 		}
 		if err == nil {
 			err = json.Unmarshal(out.Bytes(), &rep)
 		}
 		if err != nil {
-			rep.Bytes = -1
+			rep.Bytes, rep.Head = -1, fmt.Sprintf("%s: %v", *python, err)
 		}
 		tr.returned <- time.Duration(rep.Seconds * float64(time.Second))
-		counted <- rep.Bytes
+		counted <- output{rep.Bytes, rep.Head}
 	}()
 	tr.abort = func() { _ = cmd.Process.Kill() }
-	tr.bytes = func() int64 { return within(counted) }
+	tr.output = func() output { return within(counted) }
 	return tr, nil
 }
