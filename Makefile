@@ -8,7 +8,7 @@ FUZZ_EXECS ?= 500000
 # A login shell sources ~/.profile; the demo gets an empty HOME so it is fast.
 DEMO_HOME := $(CURDIR)/bin/demo-home
 
-.PHONY: help build test test-go test-tiers test-python stress bench soak demo wheel fuzz fuzz-python vet clean
+.PHONY: help build test test-go test-tiers test-python stress bench compare soak demo wheel fuzz fuzz-python vet clean
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -47,6 +47,12 @@ stress: build ## run the race-prone tests many times (STRESS_COUNT=20)
 bench: build ## a Markdown table of shellsup against its limits, target and ✔/✘ per row (baselines run side by side)
 	@py=$$(.ci/find-python) && $(GO) run ./cmd/shellsup-bench --bin $(BIN) --python "$$py"
 	@echo && $(GO) test -run '^$$' -bench . -benchtime 1x ./decoder/ | grep -E 'Benchmark|ok'
+
+# The "why not" table of the README: one run, every tool side by side (tini and bwrap are
+# skipped, and say so, where they are not installed; systemd-run needs a running systemd).
+# The Python rows use the Python .ci/find-python finds (with msgpack, for the binding's row).
+compare: build ## the same leak shapes under shellsup, timeout, tini, systemd-run, bwrap, subprocess and os/exec: a Markdown table
+	@py=$$(.ci/find-python) && $(GO) run ./cmd/shellsup-compare --bin $(BIN) --python "$$py"
 
 SOAK_RUNS ?= 1000
 SOAK_TIERS ?= subreaper,cgroup,pidns

@@ -185,10 +185,12 @@ type Request struct {
 	// applies it to the directory it makes.
 	SpillMax int64
 
-	// Binary is the shellsup executable. "" means $SHELLSUP_BIN, then
-	// "shellsup" in $PATH (both read from the calling process's
-	// environment, not from Env). A name without a slash is looked up in
-	// $PATH. Run does not fall back from an explicit Binary or
+	// Binary is the shellsup executable. "" means the next of the five
+	// places the package documentation lists: $SHELLSUP_BIN, the calling
+	// program itself if it called embedded.Init, "shellsup" next to the
+	// calling program, then "shellsup" in $PATH (read from the calling
+	// process's environment, not from Env). A name without a slash is
+	// looked up in $PATH. Run does not fall back from an explicit Binary or
 	// $SHELLSUP_BIN that does not work.
 	Binary string
 }

@@ -20,7 +20,8 @@ type Result struct {
 	// -1 only if shellsup never learned bash's status: bash itself could not
 	// be killed and is listed in Cleanup.Stragglers (exitCode null in the totals frame).
 	ExitCode int
-	// Signal is the name of the signal that ended bash ("SIGKILL"), or ""
+	// Signal is the name of the signal that ended bash ("SIGTERM" when the
+	// cleanup's SIGTERM ended it, as after a timeout; "SIGKILL"), or ""
 	// if bash exited by itself (signal null in the totals frame).
 	Signal string
 
