@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/shellsup/shellsup/internal/linux"
 	"github.com/shellsup/shellsup/internal/procstat"
 )
 
@@ -505,7 +506,7 @@ func waitUnpopulated(events *os.File, wait time.Duration) bool {
 			return false
 		}
 		fds := []unix.PollFd{{Fd: int32(events.Fd()), Events: unix.POLLPRI}}
-		_, _ = unix.Poll(fds, int(left.Milliseconds())+1) // EINTR: read again
+		_, _ = linux.Poll(fds, int(left.Milliseconds())+1)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/shellsup/shellsup/credential"
+	"github.com/shellsup/shellsup/internal/linux"
 	"github.com/shellsup/shellsup/request"
 )
 
@@ -160,12 +161,8 @@ var fatalSignals = []os.Signal{
 // the write end polls POLLERR once shellsup is gone.
 func shellsupAlive() bool {
 	fds := []unix.PollFd{{Fd: statusFd, Events: unix.POLLOUT}}
-	for {
-		_, err := unix.Poll(fds, 0)
-		if err != unix.EINTR {
-			return err == nil && fds[0].Revents&(unix.POLLERR|unix.POLLHUP) == 0
-		}
-	}
+	_, err := linux.Poll(fds, 0)
+	return err == nil && fds[0].Revents&(unix.POLLERR|unix.POLLHUP) == 0
 }
 
 func setupFailed(status *os.File, kind uint32, err error) int {
@@ -258,10 +255,8 @@ func reapAll(status *os.File, bash int) int {
 	code := exitSetupFail
 	for {
 		var ws unix.WaitStatus
-		pid, err := unix.Wait4(-1, &ws, unix.WALL, nil)
+		pid, err := linux.Wait4(-1, &ws, unix.WALL)
 		switch {
-		case err == unix.EINTR:
-			continue
 		case err != nil: // ECHILD: the namespace is empty but for the init
 			return code
 		case pid == bash:

@@ -32,6 +32,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/shellsup/shellsup/internal/linux"
 	"github.com/shellsup/shellsup/protocol"
 	"github.com/shellsup/shellsup/reaper/reapertest"
 )
@@ -399,11 +400,11 @@ func reapAdopted(pid int, limit time.Duration) (int64, unix.WaitStatus, error) {
 	var hwm int64
 	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
 		hwm = max(hwm, vmHWM(pid)) // unreaped, the pid cannot name another process
-		got, err := unix.Wait4(pid, &ws, unix.WNOHANG, nil)
+		got, err := linux.Wait4(pid, &ws, unix.WNOHANG)
 		if got == pid {
 			return hwm, ws, nil
 		}
-		if err != nil && !errors.Is(err, unix.ECHILD) && !errors.Is(err, unix.EINTR) {
+		if err != nil && !errors.Is(err, unix.ECHILD) {
 			return hwm, ws, fmt.Errorf("waiting for shellsup %d: %w", pid, err)
 		}
 	}
