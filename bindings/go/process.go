@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/shellsup/shellsup/internal/procstat"
 	"github.com/shellsup/shellsup/protocol"
 )
 
@@ -273,18 +274,11 @@ func (p *process) abandoned() bool {
 // procState is the state letter of /proc/PID/stat ("T" when stopped), or
 // "" if it cannot be read.
 func procState(pid int) string {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	st, err := procstat.Read("/proc", pid)
 	if err != nil {
 		return ""
 	}
-	_, rest, ok := strings.Cut(string(b), ") ") // comm may hold spaces and parentheses
-	for ok && strings.Contains(rest, ") ") {
-		_, rest, ok = strings.Cut(rest, ") ")
-	}
-	if !ok || rest == "" {
-		return ""
-	}
-	return rest[:1]
+	return string(st.State)
 }
 
 // abandonment describes what Run did to a shellsup that failed to report,
