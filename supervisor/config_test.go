@@ -16,14 +16,14 @@ func TestValidateDefaults(t *testing.T) {
 	cfg, err := Args{Command: []string{"true"}}.Validate()
 	require.NoError(t, err)
 	wd, _ := os.Getwd()
-	assert.Equal(t, Config{Command: "true", Cwd: wd, Dir: wd, Timeout: 120, Budget: 65536, Grace: 2}, cfg)
+	assert.Equal(t, Config{Command: "true", Cwd: wd, Dir: wd, Deadline: request.Deadline{Kind: request.KindTimeout, Seconds: 120}, Budget: 65536, Grace: 2}, cfg)
 }
 
 func TestValidateAccepts(t *testing.T) {
 	dir := t.TempDir()
 	cfg, err := Args{Timeout: "0.05", Grace: "0", Budget: "52", Cwd: dir, Frames: true, Command: []string{"x"}}.Validate()
 	require.NoError(t, err)
-	assert.Equal(t, 0.05, cfg.Timeout)
+	assert.Equal(t, request.Deadline{Kind: request.KindTimeout, Seconds: 0.05}, cfg.Deadline)
 	assert.Equal(t, 0.0, cfg.Grace)
 	assert.Equal(t, 52, cfg.Budget)
 	assert.Equal(t, dir, cfg.Cwd)

@@ -205,9 +205,9 @@ func (s *session) announce(c *child, cont *reaper.Containment) {
 	}
 	s.out.frame(&protocol.Start{
 		Version: protocol.Version, Pid: os.Getpid(), ChildPid: c.bashPid(),
-		Command: s.cfg.shownCommand(), Cwd: s.cfg.Cwd, Timeout: s.cfg.Timeout, Budget: s.cfg.Budget,
+		Command: s.cfg.shownCommand(), Cwd: s.cfg.Cwd, Timeout: s.cfg.Deadline.Seconds, Budget: s.cfg.Budget,
 		Containment: cont.Name(), Cgroup: s.leafDir,
-		Capture: s.cfg.Capture.String(), Lifetime: s.cfg.Lifetime, Spill: spillDir, Login: !s.cfg.NoLogin,
+		Capture: s.cfg.Capture.String(), Lifetime: s.cfg.lifetime(), Spill: spillDir, Login: !s.cfg.NoLogin,
 		User: runAs(s.cfg.User),
 	})
 }
@@ -244,7 +244,7 @@ func (s *session) watchCancels(stdin *os.File, sigs *signalSet) {
 
 // awaitEnding waits for the first of: bash exited, the timeout, a cancel.
 func (s *session) awaitEnding(w leader) ending {
-	timer := time.NewTimer(s.cfg.timeoutDuration())
+	timer := time.NewTimer(s.cfg.Deadline.Duration())
 	defer timer.Stop()
 	select {
 	case <-w.LeaderExited():
@@ -300,11 +300,11 @@ func exited(w leader) bool {
 func (s *session) notice(end ending) {
 	switch end.trigger {
 	case byTimeout:
-		s.out.frame(&protocol.Timeout{Timeout: s.cfg.Timeout})
-		if s.cfg.Lifetime > 0 {
-			s.out.line(fmt.Sprintf("shellsup: the job's lifetime (%gs) is over; cleaning up", s.cfg.Lifetime))
+		s.out.frame(&protocol.Timeout{Timeout: s.cfg.Deadline.Seconds})
+		if s.cfg.lifetime() > 0 {
+			s.out.line(fmt.Sprintf("shellsup: the job's lifetime (%gs) is over; cleaning up", s.cfg.Deadline.Seconds))
 		} else {
-			s.out.line(fmt.Sprintf("shellsup: timed out after %gs; cleaning up", s.cfg.Timeout))
+			s.out.line(fmt.Sprintf("shellsup: timed out after %gs; cleaning up", s.cfg.Deadline.Seconds))
 		}
 	case byCancel:
 		s.out.frame(&protocol.Cancel{Reason: end.reason})

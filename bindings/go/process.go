@@ -79,7 +79,8 @@ func start(bin string, cfg config) (*process, error) {
 		outR.Close()
 		return nil, startError(bin, cfg, err)
 	}
-	p.arm(cfg.timeout+p.grace+p.slack, fmt.Sprintf("no totals within the timeout (%v) plus grace (%v) plus %v", cfg.timeout, p.grace, p.slack))
+	d := cfg.deadline.Duration()
+	p.arm(d+p.grace+p.slack, fmt.Sprintf("no totals within the %s (%v) plus grace (%v) plus %v", cfg.deadline.Kind, d, p.grace, p.slack))
 	return p, nil
 }
 

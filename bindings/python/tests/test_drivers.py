@@ -43,10 +43,10 @@ def test_run_run_async_and_start_declare_shared_parameters_alike():
 
 
 def test_limits_name_the_table():
-    """The job's limits are the one table's: _jobargs and _job keep no number of their own."""
-    from shellsup import _job, _jobargs
-    assert (_jobargs.DEFAULT_LIFETIME, _jobargs.MAX_LIFETIME) == (_limits.LIMITS["lifetime"]["default"],
-                                                                  _limits.LIMITS["lifetime"]["max"])
+    """The job's limits are the one table's: _validate and _job keep no number of their own."""
+    from shellsup import _job
+    assert (_validate.DEFAULT_LIFETIME, _validate.MAX_LIFETIME) == (_limits.LIMITS["lifetime"]["default"],
+                                                                    _limits.LIMITS["lifetime"]["max"])
     assert _job.DEFAULT_SPILL_MAX == _limits.LIMITS["spillMax"]["default"] == 256 << 20
     assert inspect.signature(shell.start).parameters["lifetime"].default == _limits.DEFAULT_LIFETIME
 

@@ -113,7 +113,7 @@ class Core:
         """shellsup exists: arm the run's deadline, and send a cancel that came early."""
         request = self.request
         self.phase = RUNNING
-        self.deadline = now + request.timeout + request.grace_seconds + _limits.WATCHDOG_MARGIN
+        self.deadline = now + request.deadline.seconds + request.grace_seconds + _limits.WATCHDOG_MARGIN
         if self._cancel_wanted:
             self.cancel(now)
 
@@ -346,7 +346,7 @@ class Core:
 
     def _run_wait_text(self) -> str:
         r = self.request
-        return f"{_secs(r.timeout)} s timeout + {_secs(r.grace_seconds)} s grace + {_secs(_limits.WATCHDOG_MARGIN)} s"
+        return f"{_secs(r.deadline.seconds)} s {r.deadline.kind} + {_secs(r.grace_seconds)} s grace + {_secs(_limits.WATCHDOG_MARGIN)} s"
 
     def _cleanup_wait_text(self) -> str:
         return f"{_secs(self.request.grace_seconds)} s grace + {_secs(_limits.WATCHDOG_MARGIN)} s"
