@@ -15,14 +15,16 @@ import (
 	"github.com/shellsup/shellsup/ports"
 	"github.com/shellsup/shellsup/protocol"
 	"github.com/shellsup/shellsup/reaper"
+	"github.com/shellsup/shellsup/request"
 	"github.com/shellsup/shellsup/spill"
 )
 
-// Bounds of the ending, beyond the grace the caller chooses.
+// Bounds of the ending, beyond the grace the caller chooses (package
+// request states them for the bindings' watchdog too).
 const (
-	killBudget = 3 * time.Second        // stop-and-kill loop after the grace
-	drainGrace = 500 * time.Millisecond // pipes held open by something outside the tree
-	goneFlush  = time.Second            // writing totals to a parent that is gone
+	killBudget = request.CleanupKill      // stop-and-kill loop after the grace
+	drainGrace = request.CleanupDrain     // pipes held open by something outside the tree
+	goneFlush  = request.CleanupGoneFlush // writing totals to a parent that is gone
 	// summaryWait bounds the summary's write in human mode when stderr is a
 	// terminal, which may have stopped taking output (see forward_linux.go).
 	summaryWait = 2 * time.Second

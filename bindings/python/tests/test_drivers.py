@@ -27,6 +27,15 @@ def test_limits_table_equals_the_shared_file():
     assert ours == shared
 
 
+def test_watchdog_outwaits_the_cleanup():
+    """The watchdog arms at the deadline + grace + WATCHDOG_MARGIN; shellsup
+    delivers totals within the deadline + grace + the cleanup's bounds. The
+    margin exceeds those bounds twice over (a loaded machine), or a slow but
+    working cleanup would be killed as a shellsup that stopped reporting."""
+    assert _limits.CLEANUP_BOUND == pytest.approx(4.6)
+    assert _limits.WATCHDOG_MARGIN >= 2 * _limits.CLEANUP_BOUND
+
+
 def test_run_run_async_and_start_declare_shared_parameters_alike():
     """Every parameter run(), run_async() and start() share has the same kind,
     default and annotation (as written, and as evaluated), so the three cannot
