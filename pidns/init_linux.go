@@ -72,25 +72,9 @@ func MaybeInit() {
 // runInit is the init's whole life; it returns the init's exit code, bash's
 // status as shellsup reports it (N, or 128+N for signal N).
 func runInit(command string, login bool, u *credential.User) int {
-	// The status pipe must not reach bash: a command holding it could
-	// write status records of its own.
-	unix.CloseOnExec(statusFd)
-	// Non-dumpable, as shellsup is: a command of the same user cannot open
-	// /proc/1/fd/* (the status pipe) or ptrace the init. bash's exec makes
-	// bash dumpable again.
-	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
-		return exitSetupFail
-	}
-	status := os.NewFile(statusFd, "status")
-	_ = setName(initComm) // what ps shows for pid 1; cosmetic
-	// Under memory pressure the kernel should pick the command, not
-	// shellsup: bash inherits this (raising needs no privilege).
-	_ = os.WriteFile("/proc/self/oom_score_adj", []byte(strconv.Itoa(request.WorkloadOOMScore)), 0) // best effort, as outside the namespace
-	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0); err != nil {
-		return setupFailed(status, recDeathsig, err)
-	}
-	if !shellsupAlive() {
-		return exitSetupFail // shellsup died before the death signal was armed
+	status, code := armInit()
+	if status == nil {
+		return code
 	}
 	// The signals the Go runtime would act on are taken (see
 	// fatalSignals): pid 1 gets only the signals it handles, and the
@@ -139,6 +123,33 @@ func runInit(command string, login bool, u *credential.User) int {
 	quietStdio()
 	go forward(sigs, pidfd)
 	return reapAll(status, bash)
+}
+
+// armInit is the init's first step: the status pipe kept from bash, the
+// init non-dumpable and tied to shellsup's life. It returns the status
+// pipe, or nil and the exit code when the init cannot go on.
+func armInit() (*os.File, int) {
+	// The status pipe must not reach bash: a command holding it could
+	// write status records of its own.
+	unix.CloseOnExec(statusFd)
+	// Non-dumpable, as shellsup is: a command of the same user cannot open
+	// /proc/1/fd/* (the status pipe) or ptrace the init. bash's exec makes
+	// bash dumpable again.
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return nil, exitSetupFail
+	}
+	status := os.NewFile(statusFd, "status")
+	_ = setName(initComm) // what ps shows for pid 1; cosmetic
+	// Under memory pressure the kernel should pick the command, not
+	// shellsup: bash inherits this (raising needs no privilege).
+	_ = os.WriteFile("/proc/self/oom_score_adj", []byte(strconv.Itoa(request.WorkloadOOMScore)), 0) // best effort, as outside the namespace
+	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0); err != nil {
+		return nil, setupFailed(status, recDeathsig, err)
+	}
+	if !shellsupAlive() {
+		return nil, exitSetupFail // shellsup died before the death signal was armed
+	}
+	return status, 0
 }
 
 // fatalSignals are the signals the Go runtime acts on when the program has
