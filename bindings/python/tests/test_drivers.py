@@ -82,6 +82,23 @@ def test_async_driver_imports_nothing_from_the_sync_driver():
     assert not any("_async" in name.split(".") for name in _imports(PKG / "_run.py"))
 
 
+def test_the_modules_import_no_cycle():
+    """The package's modules import one another without a cycle, TYPE_CHECKING
+    imports included (_job imports _probe; _probe names what it needs of a job
+    as a Protocol instead of importing _job)."""
+    modules = {p.stem: p for p in PKG.glob("*.py")}
+    graph = {m: {n.split(".")[-1] if n.startswith("shellsup.") else n.split(".")[0] for n in _imports(p)} & set(modules)
+             for m, p in modules.items()}
+    for m in modules:
+        seen, todo = set(), list(graph[m])
+        while todo:
+            n = todo.pop()
+            assert n != m, f"{m} imports itself through {sorted(seen)}"
+            if n not in seen:
+                seen.add(n)
+                todo.extend(graph[n])
+
+
 def test_the_core_does_no_io():
     forbidden = {"os", "subprocess", "selectors", "asyncio", "socket", "threading"}
     assert not (_imports(PKG / "_core.py") & forbidden)
