@@ -8,7 +8,7 @@ FUZZ_EXECS ?= 500000
 # A login shell sources ~/.profile; the demo gets an empty HOME so it is fast.
 DEMO_HOME := $(CURDIR)/bin/demo-home
 
-.PHONY: help build test test-go test-tiers test-python stress bench compare soak demo wheel fuzz fuzz-python vet clean
+.PHONY: help build test test-go test-tiers test-python stress bench soak demo wheel fuzz fuzz-python vet compare loc clean
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -93,6 +93,9 @@ vet: ## go vet for Linux and darwin, and gofmt
 	$(GO) vet ./...
 	GOOS=darwin $(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
+
+loc: ## lines of non-test Go per package, and the total
+	@.ci/loc
 
 clean: ## remove what the build, the tests and the wheel leave
 	rm -rf bin dist bindings/python/build

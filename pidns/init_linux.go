@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/shellsup/shellsup/credential"
+	"github.com/shellsup/shellsup/internal/linux"
 	"github.com/shellsup/shellsup/request"
 )
 
@@ -71,25 +72,9 @@ func MaybeInit() {
 // runInit is the init's whole life; it returns the init's exit code, bash's
 // status as shellsup reports it (N, or 128+N for signal N).
 func runInit(command string, login bool, u *credential.User) int {
-	// The status pipe must not reach bash: a command holding it could
-	// write status records of its own.
-	unix.CloseOnExec(statusFd)
-	// Non-dumpable, as shellsup is: a command of the same user cannot open
-	// /proc/1/fd/* (the status pipe) or ptrace the init. bash's exec makes
-	// bash dumpable again.
-	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
-		return exitSetupFail
-	}
-	status := os.NewFile(statusFd, "status")
-	_ = setName(initComm) // what ps shows for pid 1; cosmetic
-	// Under memory pressure the kernel should pick the command, not
-	// shellsup: bash inherits this (raising needs no privilege).
-	_ = os.WriteFile("/proc/self/oom_score_adj", []byte(strconv.Itoa(request.WorkloadOOMScore)), 0) // best effort, as outside the namespace
-	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0); err != nil {
-		return setupFailed(status, recDeathsig, err)
-	}
-	if !shellsupAlive() {
-		return exitSetupFail // shellsup died before the death signal was armed
+	status, code := armInit()
+	if status == nil {
+		return code
 	}
 	// The signals the Go runtime would act on are taken (see
 	// fatalSignals): pid 1 gets only the signals it handles, and the
@@ -140,6 +125,33 @@ func runInit(command string, login bool, u *credential.User) int {
 	return reapAll(status, bash)
 }
 
+// armInit is the init's first step: the status pipe kept from bash, the
+// init non-dumpable and tied to shellsup's life. It returns the status
+// pipe, or nil and the exit code when the init cannot go on.
+func armInit() (*os.File, int) {
+	// The status pipe must not reach bash: a command holding it could
+	// write status records of its own.
+	unix.CloseOnExec(statusFd)
+	// Non-dumpable, as shellsup is: a command of the same user cannot open
+	// /proc/1/fd/* (the status pipe) or ptrace the init. bash's exec makes
+	// bash dumpable again.
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return nil, exitSetupFail
+	}
+	status := os.NewFile(statusFd, "status")
+	_ = setName(initComm) // what ps shows for pid 1; cosmetic
+	// Under memory pressure the kernel should pick the command, not
+	// shellsup: bash inherits this (raising needs no privilege).
+	_ = os.WriteFile("/proc/self/oom_score_adj", []byte(strconv.Itoa(request.WorkloadOOMScore)), 0) // best effort, as outside the namespace
+	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0); err != nil {
+		return nil, setupFailed(status, recDeathsig, err)
+	}
+	if !shellsupAlive() {
+		return nil, exitSetupFail // shellsup died before the death signal was armed
+	}
+	return status, 0
+}
+
 // fatalSignals are the signals the Go runtime acts on when the program has
 // not asked for them (os/signal, "Default behavior of signals in Go
 // programs"): SIGHUP, SIGINT and SIGTERM end it; SIGQUIT, SIGILL, SIGTRAP,
@@ -160,12 +172,8 @@ var fatalSignals = []os.Signal{
 // the write end polls POLLERR once shellsup is gone.
 func shellsupAlive() bool {
 	fds := []unix.PollFd{{Fd: statusFd, Events: unix.POLLOUT}}
-	for {
-		_, err := unix.Poll(fds, 0)
-		if err != unix.EINTR {
-			return err == nil && fds[0].Revents&(unix.POLLERR|unix.POLLHUP) == 0
-		}
-	}
+	_, err := linux.Poll(fds, 0)
+	return err == nil && fds[0].Revents&(unix.POLLERR|unix.POLLHUP) == 0
 }
 
 func setupFailed(status *os.File, kind uint32, err error) int {
@@ -258,10 +266,8 @@ func reapAll(status *os.File, bash int) int {
 	code := exitSetupFail
 	for {
 		var ws unix.WaitStatus
-		pid, err := unix.Wait4(-1, &ws, unix.WALL, nil)
+		pid, err := linux.Wait4(-1, &ws, unix.WALL)
 		switch {
-		case err == unix.EINTR:
-			continue
 		case err != nil: // ECHILD: the namespace is empty but for the init
 			return code
 		case pid == bash:

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/shellsup/shellsup/credential"
+	"github.com/shellsup/shellsup/internal/linux"
 	"github.com/shellsup/shellsup/internal/procstat"
 )
 
@@ -213,12 +214,8 @@ func readRecord(r io.Reader) (kind, value uint32, err error) {
 // reap collects an init that failed before the run began (the Waiter does
 // not exist yet).
 func reap(pid int) {
-	for {
-		var ws unix.WaitStatus
-		if _, err := unix.Wait4(pid, &ws, unix.WALL, nil); err != unix.EINTR {
-			return
-		}
-	}
+	var ws unix.WaitStatus
+	_, _ = linux.Wait4(pid, &ws, unix.WALL)
 }
 
 // firstChild is the init's child, bash, as shellsup's namespace numbers it

@@ -53,11 +53,13 @@ type Args struct {
 // Config is a validated run request.
 type Config struct {
 	Command string
-	Cwd     string  // absolute and clean
-	Timeout float64 // seconds
-	Budget  int
-	Grace   float64 // seconds
-	Frames  bool
+	Cwd     string // absolute and clean
+	// Deadline is the run's one time limit: --timeout (the default, 120 s)
+	// or a job's --lifetime.
+	Deadline request.Deadline
+	Budget   int
+	Grace    float64 // seconds
+	Frames   bool
 
 	CgroupParent string // absolute; "" means shellsup's own cgroup
 	NoCgroup     bool   // make no leaf, even where one could be made
@@ -99,8 +101,13 @@ func (c Config) startDir() string {
 	return c.Cwd
 }
 
-// timeoutDuration converts the validated timeout.
-func (c Config) timeoutDuration() time.Duration { return seconds(c.Timeout) }
+// lifetime is the job's lifetime in seconds, 0 for a call.
+func (c Config) lifetime() float64 {
+	if c.Deadline.Kind == request.KindLifetime {
+		return c.Deadline.Seconds
+	}
+	return 0
+}
 
 func (c Config) graceDuration() time.Duration { return seconds(c.Grace) }
 
@@ -120,14 +127,14 @@ func (a Args) Validate() (Config, error) {
 
 // validate is Validate once --agent's defaults are in a.
 func (a Args) validate() (Config, error) {
-	cfg := Config{Timeout: request.DefaultTimeout, Budget: request.DefaultBudget, Grace: request.DefaultGrace, Frames: a.Frames, PIDNamespace: a.PIDNamespace,
+	cfg := Config{Deadline: request.Deadline{Kind: request.KindTimeout, Seconds: request.DefaultTimeout}, Budget: request.DefaultBudget, Grace: request.DefaultGrace, Frames: a.Frames, PIDNamespace: a.PIDNamespace,
 		NoLogin: a.NoLogin, ScrubEnv: a.ScrubEnv, AgentEnv: a.AgentEnv}
 	var err error
 	if cfg.Command, err = a.command(); err != nil {
 		return cfg, err
 	}
 	if a.Timeout != "" {
-		if cfg.Timeout, err = parseTimeout(a.Timeout); err != nil {
+		if cfg.Deadline.Seconds, err = parseTimeout(a.Timeout); err != nil {
 			return cfg, err
 		}
 	}

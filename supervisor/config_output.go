@@ -28,14 +28,13 @@ type OutputConfig struct {
 	SpillDir string // "" without --spill; absolute and clean
 	SpillMax int64
 	Capture  decoder.Mode
-	Lifetime float64 // seconds, 0 when the run has a call timeout
 	Redact   []redact.Pattern
 	Redacts  bool // --redact or --redact-pattern given
 	Quiet    bool
 }
 
 // validateOutput checks the output options of a and fills them into cfg.
-// A lifetime replaces the timeout.
+// A lifetime is the run's deadline, of kind lifetime.
 func (a Args) validateOutput(cfg *Config) error {
 	o := a.Output
 	cfg.Quiet = o.Quiet
@@ -55,10 +54,11 @@ func (a Args) validateOutput(cfg *Config) error {
 		if a.Timeout != "" {
 			return invalid("--lifetime %q and --timeout %q exclude each other: a job has a lifetime, a call a timeout", o.Lifetime, a.Timeout)
 		}
-		if cfg.Lifetime, err = request.ParseLifetime(o.Lifetime); err != nil {
+		life, err := request.ParseLifetime(o.Lifetime)
+		if err != nil {
 			return err
 		}
-		cfg.Timeout = cfg.Lifetime
+		cfg.Deadline = request.Deadline{Kind: request.KindLifetime, Seconds: life}
 	}
 	cfg.Redacts = o.Redact || len(o.RedactPatterns) > 0
 	if cfg.Redacts {

@@ -16,14 +16,14 @@ func TestValidateDefaults(t *testing.T) {
 	cfg, err := Args{Command: []string{"true"}}.Validate()
 	require.NoError(t, err)
 	wd, _ := os.Getwd()
-	assert.Equal(t, Config{Command: "true", Cwd: wd, Dir: wd, Timeout: 120, Budget: 65536, Grace: 2}, cfg)
+	assert.Equal(t, Config{Command: "true", Cwd: wd, Dir: wd, Deadline: request.Deadline{Kind: request.KindTimeout, Seconds: 120}, Budget: 65536, Grace: 2}, cfg)
 }
 
 func TestValidateAccepts(t *testing.T) {
 	dir := t.TempDir()
 	cfg, err := Args{Timeout: "0.05", Grace: "0", Budget: "52", Cwd: dir, Frames: true, Command: []string{"x"}}.Validate()
 	require.NoError(t, err)
-	assert.Equal(t, 0.05, cfg.Timeout)
+	assert.Equal(t, request.Deadline{Kind: request.KindTimeout, Seconds: 0.05}, cfg.Deadline)
 	assert.Equal(t, 0.0, cfg.Grace)
 	assert.Equal(t, 52, cfg.Budget)
 	assert.Equal(t, dir, cfg.Cwd)
@@ -39,20 +39,20 @@ func TestValidateAccepts(t *testing.T) {
 func TestValidateReadsDurationsAndSizes(t *testing.T) {
 	cfg, err := Args{Timeout: "2s", Grace: "500ms", Budget: "64K", MaxMemory: "64M", Command: []string{"x"}}.Validate()
 	require.NoError(t, err)
-	assert.Equal(t, 2.0, cfg.Timeout)
+	assert.Equal(t, 2.0, cfg.Deadline.Seconds)
 	assert.Equal(t, 0.5, cfg.Grace)
 	assert.Equal(t, 64<<10, cfg.Budget)
 	assert.EqualValues(t, 64<<20, cfg.MaxMemory)
 	for in, want := range map[string]float64{"1.5": 1.5, "1m": 60, "10m": 600, "0.1h": 360, "250ms": 0.25} {
 		cfg, err := Args{Timeout: in, Command: []string{"x"}}.Validate()
 		require.NoError(t, err, in)
-		assert.InDelta(t, want, cfg.Timeout, 1e-9, in)
+		assert.InDelta(t, want, cfg.Deadline.Seconds, 1e-9, in)
 	}
 	cfg, err = Args{Budget: "512K", Grace: "1m", Command: []string{"x"}, Output: OutputArgs{Lifetime: "1h30m", Spill: t.TempDir(), SpillMax: "1M"}}.Validate()
 	require.NoError(t, err)
 	assert.Equal(t, 512<<10, cfg.Budget)
 	assert.Equal(t, 60.0, cfg.Grace)
-	assert.Equal(t, 5400.0, cfg.Lifetime)
+	assert.Equal(t, request.Deadline{Kind: request.KindLifetime, Seconds: 5400}, cfg.Deadline)
 	assert.EqualValues(t, 1<<20, cfg.SpillMax)
 }
 

@@ -234,13 +234,10 @@ func (p *pump) backlog(err error, take func([]byte)) {
 		}
 		buf := make([]byte, max(min(n, readSize), 1))
 		for n > 0 {
-			k, err := unix.Read(int(fd), buf[:min(n, len(buf))])
+			k, err := linux.Read(int(fd), buf[:min(n, len(buf))])
 			if k > 0 {
 				take(buf[:k])
 				n -= k
-			}
-			if errors.Is(err, unix.EINTR) {
-				continue
 			}
 			if err != nil || k <= 0 {
 				break
@@ -455,8 +452,8 @@ func (p *pump) waitWritable(out int) bool {
 		return false // out has room (or failed): the pipe was empty
 	}
 	for p.fwd.live() {
-		n, err := unix.Poll(fds, 100)
-		if (err != nil && !errors.Is(err, unix.EINTR)) || n > 0 {
+		n, err := linux.Poll(fds, 100)
+		if err != nil || n > 0 {
 			return true // writable, or failed: splice says which
 		}
 	}

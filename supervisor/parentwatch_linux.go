@@ -5,6 +5,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/shellsup/shellsup/internal/linux"
 	"github.com/shellsup/shellsup/protocol"
 )
 
@@ -63,10 +64,7 @@ func watchParent(ppid int, stdio Stdio, cancel func(reason string)) (stop func()
 // the parent gone, true, or the eventfd is written, false.
 func pollParent(fds []unix.PollFd) bool {
 	for {
-		_, err := unix.Poll(fds, -1)
-		if err == unix.EINTR {
-			continue
-		}
+		_, err := linux.Poll(fds, -1)
 		if err != nil || fds[0].Revents != 0 {
 			return false
 		}

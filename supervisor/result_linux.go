@@ -63,30 +63,9 @@ func summary(t *protocol.Totals, end ending, code int, l lost) string {
 	default:
 		b.WriteString("status unknown")
 	}
+	fmt.Fprintf(&b, " in %.1fs; ", float64(t.DurationMs)/1000)
+	writeCleanup(&b, t.Cleanup)
 	c := t.Cleanup
-	fmt.Fprintf(&b, " in %.1fs; %d %s cleaned up", float64(t.DurationMs)/1000, c.Reaped, plural(c.Reaped, "process", "processes"))
-	if c.Killed > 0 {
-		fmt.Fprintf(&b, " (%d killed)", c.Killed)
-	}
-	fmt.Fprintf(&b, " in %dms", c.Ms)
-	if len(c.Stragglers) > 0 {
-		fmt.Fprintf(&b, ", %d STRAGGLERS:", len(c.Stragglers)+c.StragglersOmitted)
-		for _, s := range c.Stragglers {
-			fmt.Fprintf(&b, " %d(%s, %s: %s)", s.Pid, s.Comm, s.State, s.Reason)
-		}
-	}
-	if c.PidsLimitHit > 0 {
-		fmt.Fprintf(&b, "; %d forks refused at --max-procs", c.PidsLimitHit)
-	}
-	if c.OOMKills > 0 {
-		fmt.Fprintf(&b, "; %d processes OOM-killed at --max-memory", c.OOMKills)
-	}
-	if len(c.Tampered) > 0 {
-		fmt.Fprintf(&b, "; LIMITS TAMPERED WITH by the command: %s", strings.Join(c.Tampered, ", "))
-	}
-	if c.LeafLeft != "" {
-		fmt.Fprintf(&b, "; cgroup %s left for the next sweep", c.LeafLeft)
-	}
 	fmt.Fprintf(&b, "; captured %d of %d bytes", t.CapturedBytes, t.TotalBytes)
 	if t.Truncated {
 		b.WriteString(" (truncated)")
@@ -133,6 +112,34 @@ func signalName(sig unix.Signal) string {
 		return name
 	}
 	return fmt.Sprintf("SIG%d", int(sig))
+}
+
+// writeCleanup is the summary's part about the cleanup, e.g. "3 processes
+// cleaned up (1 killed) in 1004ms".
+func writeCleanup(b *strings.Builder, c protocol.Cleanup) {
+	fmt.Fprintf(b, "%d %s cleaned up", c.Reaped, plural(c.Reaped, "process", "processes"))
+	if c.Killed > 0 {
+		fmt.Fprintf(b, " (%d killed)", c.Killed)
+	}
+	fmt.Fprintf(b, " in %dms", c.Ms)
+	if len(c.Stragglers) > 0 {
+		fmt.Fprintf(b, ", %d STRAGGLERS:", len(c.Stragglers)+c.StragglersOmitted)
+		for _, s := range c.Stragglers {
+			fmt.Fprintf(b, " %d(%s, %s: %s)", s.Pid, s.Comm, s.State, s.Reason)
+		}
+	}
+	if c.PidsLimitHit > 0 {
+		fmt.Fprintf(b, "; %d forks refused at --max-procs", c.PidsLimitHit)
+	}
+	if c.OOMKills > 0 {
+		fmt.Fprintf(b, "; %d processes OOM-killed at --max-memory", c.OOMKills)
+	}
+	if len(c.Tampered) > 0 {
+		fmt.Fprintf(b, "; LIMITS TAMPERED WITH by the command: %s", strings.Join(c.Tampered, ", "))
+	}
+	if c.LeafLeft != "" {
+		fmt.Fprintf(b, "; cgroup %s left for the next sweep", c.LeafLeft)
+	}
 }
 
 func plural(n int, one, many string) string {

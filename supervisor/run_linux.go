@@ -15,14 +15,16 @@ import (
 	"github.com/shellsup/shellsup/ports"
 	"github.com/shellsup/shellsup/protocol"
 	"github.com/shellsup/shellsup/reaper"
+	"github.com/shellsup/shellsup/request"
 	"github.com/shellsup/shellsup/spill"
 )
 
-// Bounds of the ending, beyond the grace the caller chooses.
+// Bounds of the ending, beyond the grace the caller chooses (package
+// request states them for the bindings' watchdog too).
 const (
-	killBudget = 3 * time.Second        // stop-and-kill loop after the grace
-	drainGrace = 500 * time.Millisecond // pipes held open by something outside the tree
-	goneFlush  = time.Second            // writing totals to a parent that is gone
+	killBudget = request.CleanupKill      // stop-and-kill loop after the grace
+	drainGrace = request.CleanupDrain     // pipes held open by something outside the tree
+	goneFlush  = request.CleanupGoneFlush // writing totals to a parent that is gone
 	// summaryWait bounds the summary's write in human mode when stderr is a
 	// terminal, which may have stopped taking output (see forward_linux.go).
 	summaryWait = 2 * time.Second
@@ -235,9 +237,9 @@ func (s *session) announce(c *child, cont *reaper.Containment) {
 	}
 	s.out.frame(&protocol.Start{
 		Version: protocol.Version, Pid: os.Getpid(), ChildPid: c.bashPid(),
-		Command: s.cfg.shownCommand(), Cwd: s.cfg.Cwd, Timeout: s.cfg.Timeout, Budget: s.cfg.Budget,
+		Command: s.cfg.shownCommand(), Cwd: s.cfg.Cwd, Timeout: s.cfg.Deadline.Seconds, Budget: s.cfg.Budget,
 		Containment: cont.Name(), Cgroup: s.leafDir,
-		Capture: s.cfg.Capture.String(), Lifetime: s.cfg.Lifetime, Spill: spillDir, Login: !s.cfg.NoLogin,
+		Capture: s.cfg.Capture.String(), Lifetime: s.cfg.lifetime(), Spill: spillDir, Login: !s.cfg.NoLogin,
 		User: runAs(s.cfg.User),
 	})
 }
@@ -274,7 +276,7 @@ func (s *session) watchCancels(stdin *os.File, sigs *signalSet) {
 
 // awaitEnding waits for the first of: bash exited, the timeout, a cancel.
 func (s *session) awaitEnding(w leader) ending {
-	timer := time.NewTimer(s.cfg.timeoutDuration())
+	timer := time.NewTimer(s.cfg.Deadline.Duration())
 	defer timer.Stop()
 	select {
 	case <-w.LeaderExited():
@@ -330,11 +332,11 @@ func exited(w leader) bool {
 func (s *session) notice(end ending) {
 	switch end.trigger {
 	case byTimeout:
-		s.out.frame(&protocol.Timeout{Timeout: s.cfg.Timeout})
-		if s.cfg.Lifetime > 0 {
-			s.noticeLine(fmt.Sprintf("shellsup: the job's lifetime (%gs) is over; cleaning up", s.cfg.Lifetime))
+		s.out.frame(&protocol.Timeout{Timeout: s.cfg.Deadline.Seconds})
+		if s.cfg.lifetime() > 0 {
+			s.noticeLine(fmt.Sprintf("shellsup: the job's lifetime (%gs) is over; cleaning up", s.cfg.Deadline.Seconds))
 		} else {
-			s.noticeLine(fmt.Sprintf("shellsup: timed out after %gs; cleaning up", s.cfg.Timeout))
+			s.noticeLine(fmt.Sprintf("shellsup: timed out after %gs; cleaning up", s.cfg.Deadline.Seconds))
 		}
 	case byCancel:
 		s.out.frame(&protocol.Cancel{Reason: end.reason})

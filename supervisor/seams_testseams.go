@@ -17,7 +17,7 @@ import (
 //	                               start frame (a command that kills
 //	                               shellsup at once then always wins)
 //	SHELLSUP_TEST_TTY_STALL=DUR    give up on a terminal that took nothing
-//	                               for DUR instead of 1 s
+//	                               for DUR instead of 15 s (stallWait)
 //	SHELLSUP_TEST_SUMMARY_WAIT=DUR try the summary on a stuck terminal for
 //	                               DUR instead of 2 s (a test can then
 //	                               resume the terminal and read it)

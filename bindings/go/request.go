@@ -199,19 +199,18 @@ type Request struct {
 type config struct {
 	command   string
 	cwd       string
-	timeout   time.Duration
-	env       []string // nil: inherit
-	budget    int      // 0: shellsup's default
+	deadline  request.Deadline // the timeout, or a job's lifetime: exactly one shellsup option
+	env       []string         // nil: inherit
+	budget    int              // 0: shellsup's default
 	grace     *time.Duration
 	pidns     bool
 	user      string // "": shellsup's own user
 	progress  func(stream, text string) error
 	binary    string
-	maxProcs  int64         // 0: no limit
-	maxMemory int64         // 0: no limit
-	lifetime  time.Duration // 0: a call with timeout; otherwise timeout == lifetime
-	spill     string        // "": no spill files
-	spillMax  int64         // 0: shellsup's default
+	maxProcs  int64  // 0: no limit
+	maxMemory int64  // 0: no limit
+	spill     string // "": no spill files
+	spillMax  int64  // 0: shellsup's default
 	shell     shellOptions
 }
 
@@ -230,12 +229,12 @@ type shellOptions struct {
 // validate checks every field and returns the run's configuration, or a
 // validation *Error quoting the bad value.
 func (r Request) validate() (config, error) {
-	c := config{command: r.Command, cwd: r.Cwd, timeout: r.Timeout, budget: r.Budget,
+	c := config{command: r.Command, cwd: r.Cwd, budget: r.Budget,
 		grace: r.Grace, pidns: r.PIDNamespace, user: r.User, progress: r.Progress, binary: r.Binary, maxProcs: r.MaxProcs, maxMemory: r.MaxMemory,
 		shell: r.shellOptions()}
 	checks := []func() error{
 		func() error { return validateCommand(r.Command) },
-		func() error { return validateTimeout(&c.timeout) },
+		func() error { return validateDeadline(r.Timeout, r.Lifetime, &c) },
 		func() error { return validateGrace(r.Grace) },
 		func() error { return validateBudget(r.Budget) },
 		func() error { return validateCwd(r.Cwd) },
@@ -246,7 +245,6 @@ func (r Request) validate() (config, error) {
 		func() error { return validateEnvAllow(r.EnvAllow) },
 		func() error { return validateCapture(r.Capture) },
 		func() error { return validateRedactPatterns(r.RedactPatterns) },
-		func() error { return validateLifetime(r.Timeout, r.Lifetime, &c) },
 		func() error { return validateSpill(r.Spill, r.SpillMax, &c) },
 	}
 	for _, check := range checks {
@@ -283,13 +281,17 @@ func validateCommand(command string) error {
 	return nil
 }
 
-// validateTimeout applies the default and checks the range.
-func validateTimeout(d *time.Duration) error {
-	if *d == 0 {
-		*d = DefaultTimeout
-		return nil
+// validateDeadline makes the run's one deadline: a lifetime when Lifetime
+// is set (see validateLifetime), else the timeout, DefaultTimeout when 0.
+func validateDeadline(timeout, lifetime time.Duration, c *config) error {
+	if lifetime != 0 {
+		return validateLifetime(timeout, lifetime, c)
 	}
-	return request.ValidateTimeout(d.Seconds(), d.String())
+	if timeout == 0 {
+		timeout = DefaultTimeout
+	}
+	c.deadline = request.Deadline{Kind: request.KindTimeout, Seconds: timeout.Seconds()}
+	return c.deadline.Validate(timeout.String())
 }
 
 func validateGrace(g *time.Duration) error {
@@ -425,10 +427,7 @@ func clip(s string) string {
 // args is shellsup's command line for the run. Every option uses the
 // --name=value form, so a value starting with "-" cannot be read as a flag.
 func (c config) args() []string {
-	args := []string{"--frames", "--timeout=" + seconds(c.timeout)}
-	if c.lifetime != 0 {
-		args = []string{"--frames", "--lifetime=" + seconds(c.lifetime)}
-	}
+	args := []string{"--frames", c.deadline.Flag()}
 	if c.spill != "" {
 		args = append(args, "--spill="+c.spill)
 	}

@@ -41,6 +41,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	shellsup "github.com/shellsup/shellsup/bindings/go"
+	"github.com/shellsup/shellsup/internal/procstat"
 	"github.com/shellsup/shellsup/protocol"
 )
 
@@ -302,14 +303,11 @@ const clockTick = 100
 
 // ownCPU reads utime+stime (fields 14 and 15) of pid, its children not included.
 func ownCPU(pid int) time.Duration {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	st, err := procstat.Read("/proc", pid)
 	if err != nil {
 		fatal(fmt.Errorf("reading shellsup's CPU time: %w", err))
 	}
-	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-	ut, _ := strconv.ParseInt(f[11], 10, 64)
-	st, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(ut+st) * time.Second / clockTick
+	return time.Duration(st.UTime+st.STime) * time.Second / clockTick
 }
 
 func drain() {

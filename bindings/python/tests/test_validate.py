@@ -147,7 +147,7 @@ def test_none_means_the_default():
     from shellsup import _limits, _validate
 
     req = _validate.request("true", None, None, None, None, None)
-    assert (req.timeout, req.budget, req.grace_seconds) == (120, 65536, 2.0)
+    assert (req.deadline, req.budget, req.grace_seconds) == (_validate.Deadline("timeout", 120), 65536, 2.0)
     assert (_limits.DEFAULT_TIMEOUT, _limits.DEFAULT_BUDGET, _limits.DEFAULT_GRACE) == (120, 65536, 2)
     assert "--timeout" in req.argv("shellsup") and req.argv("shellsup")[req.argv("shellsup").index("--timeout") + 1] == "120"
 

@@ -21,6 +21,7 @@ from ._limits import (
     DEFAULT_BUDGET,
     DEFAULT_SPILL_MAX,
     DEFAULT_GRACE,
+    DEFAULT_LIFETIME,
     DEFAULT_TIMEOUT,
     MAX_BUDGET,
     MAX_BYTE_COUNT,
@@ -35,7 +36,7 @@ from ._limits import (
     marker,
 )
 
-__all__ = ["PathLike", "Request", "ShellOptions", "request", "check_progress", "invalid", "quote", "marker",
+__all__ = ["Deadline", "PathLike", "Request", "ShellOptions", "request", "check_progress", "invalid", "quote", "marker",
            "parse_bytes"]
 
 # What a timeout over the maximum points to, in the binary's words (Go's
@@ -91,13 +92,30 @@ class ShellOptions:
         return flags
 
 
+TIMEOUT = "timeout"  # a call's deadline: run()
+LIFETIME = "lifetime"  # a job's: start()
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """The one time limit of a run: a call's timeout or a job's lifetime
+    (kind), in seconds. shellsup gets exactly one option for it,
+    --timeout or --lifetime, and the watchdog measures it alike."""
+
+    kind: str  # TIMEOUT or LIFETIME
+    seconds: Union[int, float]
+
+    def flags(self) -> List[str]:
+        return ["--" + self.kind, _number(self.seconds)]
+
+
 @dataclass(frozen=True)
 class Request:
     """A validated run request."""
 
     command: str
     cwd: str  # absolute
-    timeout: Union[int, float]
+    deadline: Deadline
     budget: int
     grace: Optional[Union[int, float]]
     env: Optional[Dict[Union[str, bytes], Union[str, bytes]]]
@@ -109,8 +127,7 @@ class Request:
 
     def argv(self, binary: str) -> List[str]:
         """shellsup's command line in frames mode."""
-        args = [binary, "--frames", "--timeout", _number(self.timeout), "--cwd", self.cwd,
-                "--budget", str(self.budget)]
+        args = [binary, "--frames", *self.deadline.flags(), "--cwd", self.cwd, "--budget", str(self.budget)]
         if self.grace is not None:
             args += ["--grace", _number(self.grace)]
         if self.max_procs is not None:
@@ -197,6 +214,25 @@ def check_timeout(timeout: Any) -> Union[int, float]:
         longer = f"; {LONGER_THAN_TIMEOUT}" if timeout > MAX_TIMEOUT else ""
         raise invalid(f"timeout must be greater than 0 and at most {MAX_TIMEOUT} seconds (got {_shown(timeout)}){longer}")
     return timeout
+
+
+def check_lifetime(lifetime: Any) -> Union[int, float]:
+    """None (DEFAULT_LIFETIME), or seconds greater than 0 and at most MAX_LIFETIME,
+    checked as run() checks a timeout."""
+    if lifetime is None:
+        return DEFAULT_LIFETIME
+    if not _is_number(lifetime):
+        raise invalid(f"lifetime must be a number of seconds greater than 0 and at most {MAX_LIFETIME} (7 days) "
+                      f"(got {quote(lifetime)} of type {type(lifetime).__name__})")
+    if not _in_range(lifetime, 0, MAX_LIFETIME, low_open=True):
+        raise invalid(f"lifetime must be greater than 0 and at most {MAX_LIFETIME} seconds (7 days) (got {_shown(lifetime)})")
+    return lifetime
+
+
+def check_deadline(kind: str, seconds: Any) -> Deadline:
+    """A timeout (run()) or a lifetime (start()), checked by its own rule."""
+    check = check_lifetime if kind == LIFETIME else check_timeout
+    return Deadline(kind, check(seconds))
 
 
 def check_grace(grace: Any) -> Optional[Union[int, float]]:
@@ -495,12 +531,13 @@ def shell_options(no_login: Any = False, scrub_env: Any = False, agent_env: Any 
 
 def request(command: Any, cwd: Any, timeout: Any, budget: Any, grace: Any, env: Any,
             max_procs: Any = None, max_memory: Any = None, pidns: Any = False, user: Any = None,
-            **options: Any) -> Request:
-    """Check every argument, in the order of run()'s signature. options are
+            kind: str = TIMEOUT, **options: Any) -> Request:
+    """Check every argument, in the order of run()'s signature. timeout is
+    the deadline in seconds, a job's lifetime with kind LIFETIME. options are
     shell_options()'s; with a workspace, cwd None means the workspace."""
     command = check_command(command)
     given_cwd = None if cwd is None else check_cwd(cwd)
-    timeout = check_timeout(timeout)
+    deadline = check_deadline(kind, timeout)
     budget = check_budget(budget)
     grace = check_grace(grace)
     env = check_env(env)
@@ -511,5 +548,5 @@ def request(command: Any, cwd: Any, timeout: Any, budget: Any, grace: Any, env: 
     opts = shell_options(**options)
     if given_cwd is None:
         given_cwd = opts.workspace if opts.workspace is not None else check_cwd(None)
-    return Request(command=command, cwd=given_cwd, timeout=timeout, budget=budget, grace=grace, env=env,
+    return Request(command=command, cwd=given_cwd, deadline=deadline, budget=budget, grace=grace, env=env,
                    max_procs=max_procs, max_memory=max_memory, pidns=pidns, user=user, options=opts)
