@@ -10,6 +10,8 @@ require (
 )
 
 require (
+	github.com/landlock-lsm/go-landlock v0.11.2 // indirect
 	github.com/vmihailenco/tagparser/v2 v2.0.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
 )
