@@ -11,6 +11,7 @@ import (
 
 	"github.com/shellsup/shellsup/credential"
 	"github.com/shellsup/shellsup/request"
+	"github.com/shellsup/shellsup/sandbox"
 )
 
 // Args are the command line as given, before validation. Empty strings
@@ -41,6 +42,10 @@ type Args struct {
 	EnvAllow []string
 
 	User string // --user USER[:GROUP]
+
+	Sandbox   string   // --sandbox MODE (docs/sandbox.md)
+	Protect   []string // --protect DIR, repeatable
+	NoNetwork bool     // --no-network
 }
 
 // Config is a validated run request.
@@ -76,6 +81,8 @@ type Config struct {
 	// Dir is where bash starts: Cwd with every symbolic link resolved when
 	// a workspace is set (the path checked against it), else Cwd.
 	Dir string
+	// Sandbox, when not nil, is what --sandbox and --no-network ask for.
+	Sandbox *sandbox.Policy
 }
 
 // startDir is where bash starts: Dir, or Cwd in a Config not made by
@@ -155,7 +162,8 @@ func (a Args) Validate() (Config, error) {
 			return cfg, err
 		}
 	}
-	return cfg, nil
+	cfg.Sandbox, err = a.sandboxPolicy(cfg.Workspace)
+	return cfg, err
 }
 
 func (a Args) command() (string, error) {

@@ -79,6 +79,10 @@ type session struct {
 	leafDir string // the v2 leaf, reported in start
 	ttyErr  bool   // human mode with stderr a terminal: the summary's write is bounded
 
+	// tmpRemoved and tmpLeft: the private TMPDIR's removal at cleanup.
+	tmpRemoved int
+	tmpLeft    string
+
 	// ended is set once the ending is decided: a SIGINT or SIGTERM after
 	// it skips the rest of the grace, closing hurry.
 	ended     atomic.Bool
@@ -103,6 +107,9 @@ func run(cfg Config, stdio Stdio, out *output) int {
 	if err == nil {
 		err = checkUser(cfg)
 	}
+	if err == nil {
+		err = checkSandbox(cfg)
+	}
 	if err != nil {
 		return fail(out, protocol.CategoryContainmentUnavailable, err, ExitFailed)
 	}
@@ -118,9 +125,14 @@ func run(cfg Config, stdio Stdio, out *output) int {
 		closeLeaf(leaf)
 		return fail(out, protocol.CategoryInternal, fmt.Errorf("marking inherited fds close-on-exec: %w", err), ExitFailed)
 	}
+	if err := makeTmp(cfg); err != nil {
+		closeLeaf(leaf)
+		return fail(out, protocol.CategoryInternal, err, ExitFailed)
+	}
 	set, err := openSpill(cfg)
 	if err != nil {
 		closeLeaf(leaf)
+		_, _, _ = removeTmp(cfg) // empty: nothing ran
 		return fail(out, protocol.CategoryInternal, err, ExitFailed)
 	}
 	sigs := notifySignals()
@@ -131,6 +143,7 @@ func run(cfg Config, stdio Stdio, out *output) int {
 	if err != nil {
 		closeLeaf(leaf)
 		s.streams.removeSpill() // nothing ran: nothing to keep
+		_, _, _ = removeTmp(cfg)
 		return s.spawnFailed(err)
 	}
 	w := reaper.StartWaiter(c.pid)
@@ -147,6 +160,10 @@ func run(cfg Config, stdio Stdio, out *output) int {
 	s.cleaned = time.Now()
 	s.limits = leafStats(leaf) // final: Cleanup closed the leaf
 	drainTimedOut := d.finish(drainGrace, s.hurry)
+	s.tmpRemoved, s.tmpLeft, err = removeTmp(cfg)
+	if err != nil {
+		s.out.line("shellsup: " + err.Error())
+	}
 	return s.finish(w, end, rep, drainTimedOut, d.lost())
 }
 
@@ -191,7 +208,8 @@ func (s *session) spawnFailed(err error) int {
 		return fail(s.out, protocol.CategoryExecFailed, err, ee.exitCode())
 	}
 	var ue *userError
-	if isUnavailable(err) || errors.As(err, &ue) {
+	var se *sandboxError
+	if isUnavailable(err) || errors.As(err, &ue) || errors.As(err, &se) {
 		return fail(s.out, protocol.CategoryContainmentUnavailable, err, ExitFailed)
 	}
 	return fail(s.out, protocol.CategoryInternal, err, ExitFailed)
@@ -208,7 +226,7 @@ func (s *session) announce(c *child, cont *reaper.Containment) {
 		Command: s.cfg.shownCommand(), Cwd: s.cfg.Cwd, Timeout: s.cfg.Timeout, Budget: s.cfg.Budget,
 		Containment: cont.Name(), Cgroup: s.leafDir,
 		Capture: s.cfg.Capture.String(), Lifetime: s.cfg.Lifetime, Spill: spillDir, Login: !s.cfg.NoLogin,
-		User: runAs(s.cfg.User),
+		User: runAs(s.cfg.User), Sandbox: sandboxReport(s.cfg.Sandbox),
 	})
 }
 
@@ -401,8 +419,9 @@ func (s *session) totals(w *reaper.Waiter, end ending, rep reaper.Report, drainT
 		CancelReason: end.reason,
 		StdoutBytes:  t.StdoutBytes, StderrBytes: t.StderrBytes,
 		Redactions: s.streams.redactions(), Capture: s.cfg.Capture.String(), LeftOut: kept,
-		Spill: s.streams.closeSpill(),
-		User:  runAs(s.cfg.User),
+		Spill:   s.streams.closeSpill(),
+		User:    runAs(s.cfg.User),
+		Sandbox: sandboxReport(s.cfg.Sandbox),
 		Cleanup: protocol.Cleanup{
 			Tier: rep.Tier, Trigger: end.trigger.word(), Signalled: rep.Signalled, Killed: rep.Killed,
 			Reaped: w.Count(), Rounds: rep.Rounds, Stragglers: stragglers,
@@ -410,6 +429,7 @@ func (s *session) totals(w *reaper.Waiter, end ending, rep reaper.Report, drainT
 			Ms:                rep.Duration.Milliseconds(), DrainTimedOut: drainTimedOut,
 			PidsLimitHit: s.limits.PidsLimitHit, OOMKills: s.limits.OOMKills,
 			Tampered: s.limits.Tampered, LeafLeft: s.limits.Left,
+			TmpRemoved: s.tmpRemoved, TmpLeft: s.tmpLeft,
 		},
 	}
 }

@@ -1,0 +1,102 @@
+package supervisor
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/shellsup/shellsup/credential"
+	"github.com/shellsup/shellsup/protocol"
+	"github.com/shellsup/shellsup/sandbox"
+)
+
+// checkSandbox decides how the sandbox is enforced, with what the kernel
+// offers, or refuses it (containment unavailable): before anything is
+// spawned, never a run with less than was asked for.
+func checkSandbox(cfg Config) error {
+	if cfg.Sandbox == nil {
+		return nil
+	}
+	k := seamSandboxKernel(sandbox.Probe())
+	return sandbox.Plan(cfg.Sandbox, k, sandbox.Host{Root: os.Geteuid() == 0, PIDNS: cfg.PIDNamespace})
+}
+
+// makeTmp makes the private TMPDIR of a filesystem sandbox, the --user
+// user's when there is one.
+func makeTmp(cfg Config) error {
+	if !cfg.Sandbox.FS() {
+		return nil
+	}
+	uid, gid := 0, 0
+	if cfg.User != nil {
+		uid, gid = int(cfg.User.Uid), int(cfg.User.Gid)
+	}
+	dir, err := sandbox.MakeTmp(cfg.User != nil, uid, gid)
+	if err != nil {
+		return err
+	}
+	cfg.Sandbox.TmpDir = dir
+	return nil
+}
+
+// removeTmp removes the private TMPDIR, once the tree is gone: the entries
+// removed, or the directory left (its error said on the human line).
+func removeTmp(cfg Config) (removed int, left string, err error) {
+	if cfg.Sandbox == nil || cfg.Sandbox.TmpDir == "" {
+		return 0, "", nil
+	}
+	n, err := sandbox.RemoveTmp(cfg.Sandbox.TmpDir)
+	if err != nil {
+		return 0, cfg.Sandbox.TmpDir, err
+	}
+	return n, "", nil
+}
+
+// sandboxEnv points TMPDIR at the private one.
+func sandboxEnv(env []string, p *sandbox.Policy) []string {
+	if p == nil || p.TmpDir == "" {
+		return env
+	}
+	env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "TMPDIR=") })
+	return append(env, "TMPDIR="+p.TmpDir)
+}
+
+// prepareThread readies the forking thread as the run asks: in the
+// sandbox's network namespace, with credential.Drop for --user, under the
+// sandbox's Landlock rules (last: they forbid nothing the other steps do,
+// but keep the order plain). Nothing of it can be undone on the thread.
+func prepareThread(cfg Config) error {
+	p := cfg.Sandbox
+	if p != nil && p.NetNS {
+		if err := sandbox.EnterNetwork(); err != nil {
+			return &sandboxError{err}
+		}
+	}
+	if cfg.User != nil {
+		if err := credential.Drop(cfg.User); err != nil {
+			return &userError{fmt.Errorf("--user %s: preparing the fork: %w", cfg.User.Spec, err)}
+		}
+	}
+	if p != nil {
+		if err := sandbox.Restrict(p); err != nil {
+			return &sandboxError{fmt.Errorf("--sandbox %s: enforcing the Landlock rules: %w", p.Mode, err)}
+		}
+	}
+	return nil
+}
+
+// sandboxError is a failure to enforce the sandbox: containment
+// unavailable, nothing ran.
+type sandboxError struct{ err error }
+
+func (e *sandboxError) Error() string { return e.err.Error() }
+func (e *sandboxError) Unwrap() error { return e.err }
+
+// sandboxReport is the sandbox as start and totals report it.
+func sandboxReport(p *sandbox.Policy) *protocol.Sandbox {
+	if p == nil {
+		return nil
+	}
+	return &protocol.Sandbox{Mode: p.Mode, Writable: p.Writable(), Network: p.Network(), Via: p.Via(), TmpDir: p.TmpDir}
+}
