@@ -87,13 +87,15 @@ func (p *Policy) Via() string {
 
 // Writable lists where the command may write (directories and the
 // devices), in the order the rules are made; nil without filesystem rules.
+// With --protect the workspace's entries are listed as they are now.
 func (p *Policy) Writable() []string {
 	if !p.FS() {
 		return nil
 	}
 	var w []string
 	if p.Mode == ModeWorkspaceWrite {
-		w = append(w, p.Workspace)
+		grants, _ := Grants(p.Workspace, p.Protect) // unlistable: Restrict refuses the run
+		w = append(w, grants...)
 	}
 	if p.TmpDir != "" {
 		w = append(w, p.TmpDir)
