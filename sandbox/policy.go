@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/shellsup/shellsup/request"
 )
 
 // Modes of --sandbox.
@@ -29,7 +31,7 @@ const (
 )
 
 // Modes lists the modes --sandbox accepts.
-var Modes = []string{ModeReadOnly, ModeWorkspaceWrite, ModeNone}
+var Modes = request.SandboxModes
 
 // Devices a sandboxed command may still open for writing.
 var Devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty"}

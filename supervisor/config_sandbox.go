@@ -5,24 +5,19 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/shellsup/shellsup/request"
 	"github.com/shellsup/shellsup/sandbox"
 )
 
 // sandboxPolicy checks --sandbox, --protect and --no-network against the
 // resolved workspace ws; nil when they ask for nothing.
 func (a Args) sandboxPolicy(ws string) (*sandbox.Policy, error) {
+	if err := request.ValidateSandbox(a.Sandbox, ws != "", len(a.Protect)); err != nil {
+		return nil, err
+	}
 	mode := a.Sandbox
 	if mode == "" {
 		mode = sandbox.ModeNone
-	}
-	if !sandbox.ValidMode(mode) {
-		return nil, invalid("sandbox must be one of %s (got %q)", strings.Join(sandbox.Modes, ", "), a.Sandbox)
-	}
-	if mode == sandbox.ModeWorkspaceWrite && ws == "" {
-		return nil, invalid("sandbox workspace-write needs --workspace DIR, the directory the command may write (got no --workspace)")
-	}
-	if len(a.Protect) > 0 && mode != sandbox.ModeWorkspaceWrite {
-		return nil, invalid("protect keeps directories of the workspace read-only and needs --sandbox workspace-write (got --sandbox %s)", mode)
 	}
 	p := &sandbox.Policy{Mode: mode, NoNetwork: a.NoNetwork}
 	if mode == sandbox.ModeWorkspaceWrite {
@@ -45,8 +40,8 @@ func (a Args) sandboxPolicy(ws string) (*sandbox.Policy, error) {
 // workspace) with every link followed; it must be an existing directory
 // in the workspace.
 func resolveProtect(dir, ws string) (string, error) {
-	if dir == "" || strings.IndexByte(dir, 0) >= 0 {
-		return "", invalid("protect must be a directory in the workspace (got %q)", dir)
+	if err := request.ValidateProtect(dir); err != nil {
+		return "", err
 	}
 	path := dir
 	if !filepath.IsAbs(path) {
