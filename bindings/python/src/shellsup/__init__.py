@@ -16,8 +16,9 @@ variant; cancelling its task cancels the run.
 
 Guarantee: when ``run`` or ``run_async`` returns or raises after shellsup
 started, shellsup has reported the end of its cleanup, or the binding has
-given up after bounded waits (and says so on the exception). Not a goal:
-sandboxing. The command runs with this process's permissions, and work
+given up after bounded waits (and says so on the exception). Sandboxing is
+opt-in (``sandbox=``, ``network=False``; docs/sandbox.md): without it the
+command runs with this process's permissions. Work
 handed to daemons (``systemd-run``, an existing ``tmux`` server, ``at``) is
 not a descendant and is not stopped.
 """
@@ -92,6 +93,9 @@ def run(
     spill: Optional[PathLike] = None,
     spill_max: Optional[Union[int, str]] = None,
     capture: Optional[str] = None,
+    sandbox: Optional[str] = None,
+    protect: Optional[Sequence[PathLike]] = None,
+    network: bool = True,
 ) -> SkillResult:
     """Run ``/bin/bash -lc command`` under shellsup and return its SkillResult.
 
@@ -172,6 +176,21 @@ def run(
     capture: what the result keeps past the budget: ``"head"`` (None, the
         default), ``"tail"`` or ``"head+tail"``.
 
+    The sandbox, off by default:
+
+    sandbox: what the command may write (shellsup --sandbox,
+        docs/sandbox.md): ``"read-only"`` (only a private TMPDIR, 0700,
+        removed at cleanup, and /dev/null-like devices), ``"workspace-write"``
+        (also workspace=, which it needs) or ``"none"``/None. The kernel
+        (Landlock) enforces it on every process of the command; where it
+        cannot, ShellsupError "containment_unavailable" and nothing runs.
+    protect: with ``"workspace-write"``, directories of the workspace kept
+        read-only (relative to it, or absolute).
+    network: False gives the command a network of its own with only
+        loopback up (shellsup --no-network); where no namespace can be
+        made, Landlock denies every TCP connect and bind (the result's
+        ``sandbox["network"]`` says which).
+
     Non-zero exits, timeouts and cancellations are results. Raises
     ShellsupError for a run that cannot happen or whose end shellsup did not
     report (``category`` says why); the arguments are checked before
@@ -184,7 +203,8 @@ def run(
     req = request(command, cwd, timeout, budget, grace, env, max_procs, max_memory, pidns, user=user,
                   no_login=no_login,
                   scrub_env=scrub_env, agent_env=agent_env, env_allow=env_allow, workspace=workspace, redact=redact,
-                  redact_patterns=redact_patterns, spill=spill, spill_max=spill_max, capture=capture)
+                  redact_patterns=redact_patterns, spill=spill, spill_max=spill_max, capture=capture,
+                  sandbox=sandbox, protect=protect, network=network)
     progress = check_progress(progress)
     runner = Run(req, find_binary(), progress)
     runner.start()
@@ -214,6 +234,9 @@ async def run_async(
     spill: Optional[PathLike] = None,
     spill_max: Optional[Union[int, str]] = None,
     capture: Optional[str] = None,
+    sandbox: Optional[str] = None,
+    protect: Optional[Sequence[PathLike]] = None,
+    network: bool = True,
 ) -> SkillResult:
     """The asyncio variant of run(), with the same parameters and result.
 
@@ -227,6 +250,7 @@ async def run_async(
     req = request(command, cwd, timeout, budget, grace, env, max_procs, max_memory, pidns, user=user,
                   no_login=no_login,
                   scrub_env=scrub_env, agent_env=agent_env, env_allow=env_allow, workspace=workspace, redact=redact,
-                  redact_patterns=redact_patterns, spill=spill, spill_max=spill_max, capture=capture)
+                  redact_patterns=redact_patterns, spill=spill, spill_max=spill_max, capture=capture,
+                  sandbox=sandbox, protect=protect, network=network)
     progress = check_progress(progress)
     return await AsyncRun(req, find_binary(), progress).wait()
