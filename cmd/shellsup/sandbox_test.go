@@ -414,3 +414,35 @@ func TestSandboxShapes(t *testing.T) {
 		}
 	}
 }
+
+// TestSandboxLimits shows what the sandbox does not stop (docs/sandbox.md):
+// reading the user's files, changing their mode, and connecting to a Unix
+// socket reachable by path, even under --no-network.
+func TestSandboxLimits(t *testing.T) {
+	p := newSandboxPlace(t, 0)
+	sock := filepath.Join(p.out, "daemon.sock")
+	l, err := net.Listen("unix", sock)
+	require.NoError(t, err)
+	defer l.Close()
+	accepted := make(chan struct{}, 1)
+	go func() {
+		if c, err := l.Accept(); err == nil {
+			accepted <- struct{}{}
+			c.Close()
+		}
+	}()
+	command := fmt.Sprintf(`cat %[1]s/victim
+chmod 600 %[1]s/victim && echo chmod-allowed
+python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect("%[2]s")' && echo unix-allowed`, p.out, sock)
+	r := runShellsup(t, opts{args: []string{"--no-login", "--sandbox", "read-only", "--no-network", "--cwd", p.ws}, command: command})
+	tot := requireTotals(t, r)
+	assert.Equal(t, "orig\nchmod-allowed\nunix-allowed\n", tot.Stdout, "stderr %q", tot.Stderr)
+	select {
+	case <-accepted:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the connection did not arrive")
+	}
+	st, err := os.Stat(filepath.Join(p.out, "victim"))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), st.Mode().Perm())
+}
