@@ -39,6 +39,9 @@ func Restrict(p *Policy) error {
 	if p.LandlockTCP {
 		attr.HandledAccessNet = tcpRights
 	}
+	if p.Scoped {
+		attr.Scoped = ll.ScopeSignal | ll.ScopeAbstractUnixSocket
+	}
 	fd, err := ll.LandlockCreateRuleset(&attr, 0)
 	if err != nil {
 		return os.NewSyscallError("landlock_create_ruleset", err)

@@ -10,6 +10,9 @@ const (
 	MinABIFS = 3
 	// MinABITCP: ABI 4 (Linux 6.7) has TCP bind and connect rules.
 	MinABITCP = 4
+	// MinABIScope: ABI 6 (Linux 6.12) scopes signals and abstract Unix
+	// sockets to the sandbox; added where the kernel has it, and reported.
+	MinABIScope = 6
 )
 
 // Kernel is what the kernel offers the sandbox.
@@ -36,13 +39,22 @@ type UnavailableError struct{ Reason string }
 func (e *UnavailableError) Error() string { return e.Reason }
 
 // Plan decides how p is enforced with what k offers, setting p.NetNS or
-// p.LandlockTCP, or refuses with an *UnavailableError naming the reason.
-// Nothing is downgraded: a mode gets every rule it promises or is refused.
+// p.LandlockTCP (and p.Scoped where Landlock has scopes), or refuses with
+// an *UnavailableError naming the reason. Nothing is downgraded: a mode
+// gets every rule it promises or is refused; the scopes, which no mode
+// promises, are reported in Via when they are in force.
 func Plan(p *Policy, k Kernel, h Host) error {
 	if p.FS() && k.LandlockABI < MinABIFS {
 		return &UnavailableError{Reason: fmt.Sprintf("--sandbox %s needs Landlock ABI %d or later (Linux 6.2), which %s",
 			p.Mode, MinABIFS, landlockState(k))}
 	}
+	err := planNetwork(p, k, h)
+	p.Scoped = err == nil && (p.FS() || p.LandlockTCP) && k.LandlockABI >= MinABIScope
+	return err
+}
+
+// planNetwork decides how --no-network is enforced.
+func planNetwork(p *Policy, k Kernel, h Host) error {
 	if !p.NoNetwork {
 		return nil
 	}

@@ -23,16 +23,18 @@ func TestPlan(t *testing.T) {
 		network string
 		refused string
 	}{
-		{"read-only", Policy{Mode: ModeReadOnly}, full, Host{}, "landlock", NetHost, ""},
+		{"read-only", Policy{Mode: ModeReadOnly}, full, Host{}, "landlock+landlock-scope", NetHost, ""},
+		{"read-only ABI 5: no scopes", Policy{Mode: ModeReadOnly}, Kernel{LandlockABI: 5}, Host{}, "landlock", NetHost, ""},
 		{"read-only ABI 3 exactly", Policy{Mode: ModeReadOnly}, Kernel{LandlockABI: 3}, Host{}, "landlock", NetHost, ""},
 		{"read-only ABI 2", Policy{Mode: ModeReadOnly}, Kernel{LandlockABI: 2}, Host{}, "", "", "its Landlock ABI is 2"},
 		{"workspace-write no Landlock", Policy{Mode: ModeWorkspaceWrite}, Kernel{LandlockWhy: "gone"}, Host{Root: true}, "", "", "Landlock is gone"},
 		{"no-network root", Policy{Mode: ModeNone, NoNetwork: true}, full, Host{Root: true}, "netns", NetLoopback, ""},
+		{"no-network read-only root", Policy{Mode: ModeReadOnly, NoNetwork: true}, full, Host{Root: true}, "landlock+landlock-scope+netns", NetLoopback, ""},
 		{"no-network root no netns", Policy{Mode: ModeNone, NoNetwork: true}, Kernel{LandlockABI: 4}, Host{Root: true}, "landlock-tcp", NetNone, ""},
 		{"no-network root no netns ABI 3", Policy{Mode: ModeNone, NoNetwork: true}, Kernel{LandlockABI: 3}, Host{Root: true}, "", "", "this kernel makes none"},
-		{"no-network unprivileged", Policy{Mode: ModeNone, NoNetwork: true}, full, Host{}, "landlock-tcp", NetNone, ""},
+		{"no-network unprivileged", Policy{Mode: ModeNone, NoNetwork: true}, full, Host{}, "landlock-tcp+landlock-scope", NetNone, ""},
 		{"no-network unprivileged ABI 3", Policy{Mode: ModeNone, NoNetwork: true}, Kernel{LandlockABI: 3, NetNS: true, UserNS: true}, Host{}, "", "", "shellsup is not root"},
-		{"no-network unprivileged pidns", Policy{Mode: ModeReadOnly, NoNetwork: true}, full, Host{PIDNS: true}, "landlock+netns", NetLoopback, ""},
+		{"no-network unprivileged pidns", Policy{Mode: ModeReadOnly, NoNetwork: true}, full, Host{PIDNS: true}, "landlock+landlock-scope+netns", NetLoopback, ""},
 		{"no-network unprivileged pidns no userns", Policy{Mode: ModeNone, NoNetwork: true}, Kernel{NetNS: true, UserNSWhy: "off"}, Host{PIDNS: true}, "", "", "--pidns cannot make the user namespace: off"},
 		{"no-network unprivileged pidns no userns falls to TCP rules", Policy{Mode: ModeNone, NoNetwork: true}, Kernel{LandlockABI: 4, NetNS: true}, Host{PIDNS: true}, "landlock-tcp", NetNone, ""},
 		{"no-network root pidns", Policy{Mode: ModeNone, NoNetwork: true}, Kernel{NetNS: true}, Host{Root: true, PIDNS: true}, "netns", NetLoopback, ""},

@@ -28,6 +28,9 @@ const (
 	ViaLandlock    = "landlock"     // the filesystem rules
 	ViaNetns       = "netns"        // a network namespace
 	ViaLandlockTCP = "landlock-tcp" // Landlock TCP rules: no connect, no bind
+	// ViaScope: Landlock scopes (ABI 6): no signal to, and no abstract
+	// Unix socket of, a process outside the sandbox.
+	ViaScope = "landlock-scope"
 )
 
 // Modes lists the modes --sandbox accepts.
@@ -48,6 +51,7 @@ type Policy struct {
 	// Set by Plan.
 	NetNS       bool `json:"netns,omitempty"`       // the network is cut by a namespace
 	LandlockTCP bool `json:"landlockTCP,omitempty"` // the network is cut by Landlock TCP rules
+	Scoped      bool `json:"scoped,omitempty"`      // Landlock scopes signals and abstract Unix sockets
 }
 
 // ValidMode reports whether s is a mode --sandbox accepts.
@@ -78,11 +82,14 @@ func (p *Policy) Via() string {
 	if p.FS() {
 		via = append(via, ViaLandlock)
 	}
-	if p.NetNS {
-		via = append(via, ViaNetns)
-	}
 	if p.LandlockTCP {
 		via = append(via, ViaLandlockTCP)
+	}
+	if p.Scoped {
+		via = append(via, ViaScope)
+	}
+	if p.NetNS {
+		via = append(via, ViaNetns)
 	}
 	return strings.Join(via, "+")
 }

@@ -104,6 +104,7 @@ func sandboxProbe(p sandboxPlace, tmpName string) string {
 		{"truncate-out", `truncate -s 0 ` + p.out + `/victim`},
 		{"private-tmp", `echo t > "$TMPDIR/f" && [ "$(cat "$TMPDIR/f")" = t ] && [ "$(stat -c %a "$TMPDIR")" = 700 ]`},
 		{"devnull", `echo x > /dev/null`},
+		{"signal-outside", `kill -0 $PPID`}, // shellsup, or the --pidns init
 	}
 	var b strings.Builder
 	for _, tr := range tries {
@@ -176,6 +177,7 @@ func testSandboxWrites(t *testing.T, u sandboxUser, mode string, tier []string) 
 	}
 	assertAllowed(t, lines, "private-tmp")
 	assertAllowed(t, lines, "devnull")
+	assert.Regexp(t, "^rc=1 .*Operation not permitted", lines["signal-outside"], "Landlock's signal scope")
 	if mode == "workspace-write" {
 		assertAllowed(t, lines, "inside")
 		assertAllowed(t, lines, "git")
@@ -194,7 +196,7 @@ func testSandboxWrites(t *testing.T, u sandboxUser, mode string, tier []string) 
 	sb := r.start.Sandbox
 	assert.Equal(t, mode, sb.Mode)
 	assert.Equal(t, "host", sb.Network)
-	assert.Equal(t, "landlock", sb.Via)
+	assert.Equal(t, "landlock+landlock-scope", sb.Via, "this kernel has Landlock ABI 6 or later")
 	assert.Equal(t, sb, tot.Sandbox)
 	require.NotEmpty(t, sb.TmpDir)
 	assert.Contains(t, sb.Writable, sb.TmpDir)
@@ -285,9 +287,9 @@ func TestSandboxNetwork(t *testing.T) {
 	}{
 		{"root", sandboxUsers()[0], nil, "loopback", "netns", true},
 		{"root --pidns", sandboxUsers()[0], []string{"--pidns"}, "loopback", "netns", true},
-		{"root --user nobody read-only", sandboxUsers()[2], []string{"--sandbox", "read-only"}, "loopback", "landlock+netns", true},
-		{"nobody --pidns read-only", sandboxUsers()[1], []string{"--pidns", "--sandbox", "read-only"}, "loopback", "landlock+netns", true},
-		{"nobody", sandboxUsers()[1], nil, "none", "landlock-tcp", false},
+		{"root --user nobody read-only", sandboxUsers()[2], []string{"--sandbox", "read-only"}, "loopback", "landlock+landlock-scope+netns", true},
+		{"nobody --pidns read-only", sandboxUsers()[1], []string{"--pidns", "--sandbox", "read-only"}, "loopback", "landlock+landlock-scope+netns", true},
+		{"nobody", sandboxUsers()[1], nil, "none", "landlock-tcp+landlock-scope", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
