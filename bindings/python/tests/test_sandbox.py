@@ -14,6 +14,7 @@ import shellsup as shell
     ({"sandbox": "workspace-write"}, "sandbox workspace-write needs --workspace DIR"),
     ({"sandbox": "read-only", "protect": [".git"]}, "needs --sandbox workspace-write (got --sandbox read-only)"),
     ({"sandbox": "workspace-write", "workspace": "/tmp", "protect": ".git"}, 'protect must be a list of directories or None (got ".git")'),
+    ({"sandbox": "workspace-write", "workspace": "/tmp", "protect": [1]}, "protect entries must be paths (got 1 of type int)"),
     ({"network": 0}, "network must be True or False (got 0 of type int)"),
 ])
 def test_sandbox_validated_before_spawning(kwargs, shown, no_spawn):
@@ -87,3 +88,12 @@ def test_sandbox_job(tmp_path):
 
 def test_no_sandbox_reports_none():
     assert shell.run("true", progress=None).sandbox is None
+
+
+def test_sandbox_protect(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "src").mkdir()
+    r = shell.run("echo x > .git/config 2>/dev/null || echo git-denied; echo x > src/a && echo src-ok", progress=None,
+                  no_login=True, sandbox="workspace-write", workspace=tmp_path, protect=[".git"])
+    assert r["stdout"] == "git-denied\nsrc-ok\n"
+    assert str(tmp_path / "src") in r.sandbox["writable"]

@@ -487,16 +487,21 @@ def check_sandbox(sandbox: Any, workspace: Optional[str], protect: Any, network:
         protect = ()
     if isinstance(protect, (str, bytes)) or not isinstance(protect, (list, tuple)):
         raise invalid(f"protect must be a list of directories or None (got {quote(protect)})")
-    dirs = tuple(check_directory("protect", d, must_exist=False) if os.path.isabs(os.fspath(d))
-                 else _relative_protect(d) for d in protect)
+    dirs = tuple(_protect_dir(d) for d in protect)
     if dirs and sandbox != "workspace-write":
         raise invalid(f"protect keeps directories of the workspace read-only and needs --sandbox workspace-write (got --sandbox {sandbox or 'none'})")
     return sandbox, dirs, not check_flag("network", network)
 
 
-def _relative_protect(d: Any) -> str:
-    """A protect directory relative to the workspace, passed as given."""
-    path = os.fsdecode(os.fspath(d))
+def _protect_dir(d: Any) -> str:
+    """A protect directory: absolute, or relative to the workspace (passed
+    as given; shellsup resolves it and checks it lies in the workspace)."""
+    try:
+        path = os.fsdecode(os.fspath(d))
+    except TypeError:
+        raise invalid(f"protect entries must be paths (got {quote(d)} of type {type(d).__name__})") from None
+    if os.path.isabs(path):
+        return check_directory("protect", path, must_exist=False)
     if path == "" or "\0" in path:
         raise invalid(f"protect must be a directory in the workspace, without NUL bytes (got {quote(path)})")
     return path
