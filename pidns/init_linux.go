@@ -125,23 +125,10 @@ func runInit(command string, login bool, u *credential.User, sb *sandbox.Policy)
 			return setupFailed(status, recLoopback, errnoOf(err))
 		}
 	}
-	if u != nil || sb != nil {
-		// The thread that forks bash keeps what Drop and Restrict do (it
-		// cannot be undone): it stays locked to this goroutine, the init's
-		// main one, for the init's life, and the init execs nothing else.
-		runtime.LockOSThread()
+	bash, rec, err := forkBash(command, login, u, sb)
+	if rec != 0 {
+		return setupFailed(status, rec, errnoOf(err))
 	}
-	if u != nil {
-		if err := credential.Drop(u); err != nil {
-			return setupFailed(status, recDropUser, errnoOf(err))
-		}
-	}
-	if sb != nil {
-		if err := sandbox.Restrict(sb); err != nil {
-			return setupFailed(status, recSandbox, errnoOf(err))
-		}
-	}
-	bash, err := startBash(command, login, u)
 	if err != nil {
 		errno, _ := err.(syscall.Errno)
 		writeRecord(status, recStarted, uint32(errno))
@@ -186,6 +173,33 @@ func shellsupAlive() bool {
 			return err == nil && fds[0].Revents&(unix.POLLERR|unix.POLLHUP) == 0
 		}
 	}
+}
+
+// forkBash starts bash; with --user or a sandbox on a thread of its own
+// (sandbox.OnThread: never the main one, never given back) that
+// credential.Drop and sandbox.Restrict prepare, which cannot be undone.
+// rec names the preparation that failed, or is 0.
+func forkBash(command string, login bool, u *credential.User, sb *sandbox.Policy) (bash int, rec uint32, err error) {
+	if u == nil && sb == nil {
+		bash, err = startBash(command, login, nil)
+		return bash, 0, err
+	}
+	sandbox.OnThread(func() {
+		if u != nil {
+			if err = credential.Drop(u); err != nil {
+				rec = recDropUser
+				return
+			}
+		}
+		if sb != nil {
+			if err = sandbox.Restrict(sb); err != nil {
+				rec = recSandbox
+				return
+			}
+		}
+		bash, err = startBash(command, login, u)
+	})
+	return bash, rec, err
 }
 
 // errnoOf is the errno inside err, or 0.

@@ -50,3 +50,24 @@ func TestRestrictThreadOnly(t *testing.T) {
 	assert.FileExists(t, filepath.Join(tmp, "child"), "the private TMPDIR stays writable")
 	assert.NoError(t, os.WriteFile(filepath.Join(dir, "other-thread"), nil, 0o644), "the other threads stay free")
 }
+
+// TestOnThreadNeverMain: run never runs on the main thread, whichever
+// thread the goroutine started on (the test's own main goroutine is
+// locked to the main thread for the test binary's init; a locked goroutine
+// asks OnThread from there).
+func TestOnThreadNeverMain(t *testing.T) {
+	for i := 0; i < 200; i++ {
+		var tid int
+		OnThread(func() { tid = syscall.Gettid() })
+		require.NotEqual(t, syscall.Getpid(), tid)
+	}
+	done := make(chan int)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		var tid int
+		OnThread(func() { tid = syscall.Gettid() })
+		done <- tid
+	}()
+	assert.NotEqual(t, syscall.Getpid(), <-done)
+}

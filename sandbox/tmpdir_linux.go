@@ -5,6 +5,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+
+	"golang.org/x/sys/unix"
 )
 
 // MakeTmp makes the run's private TMPDIR, mode 0700, under os.TempDir(),
@@ -24,7 +27,8 @@ func MakeTmp(own bool, uid, gid int) (string, error) {
 }
 
 // RemoveTmp removes the private TMPDIR and all in it, once the command's
-// processes are gone, and returns how many entries it removed (the
+// processes are gone (the caller's word: with one alive, paths could
+// change under the walk), and returns how many entries it removed (the
 // directory included). Directories the command made unwritable are made
 // writable first; links are removed, never followed.
 func RemoveTmp(dir string) (int, error) {
@@ -32,7 +36,7 @@ func RemoveTmp(dir string) (int, error) {
 	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		n++
 		if err == nil && d.IsDir() {
-			_ = os.Chmod(path, 0o700) // RemoveAll reports what stays
+			_ = chmodDir(path) // RemoveAll reports what stays
 		}
 		return nil
 	})
@@ -40,4 +44,17 @@ func RemoveTmp(dir string) (int, error) {
 		return 0, fmt.Errorf("removing the private TMPDIR %q: %w", dir, err)
 	}
 	return n, nil
+}
+
+// chmodDir makes the directory path (never what a link there names)
+// searchable and writable by its owner. The directory may be closed to
+// its owner (mode 0), so it is opened O_PATH, and changed through
+// /proc/self/fd: fchmod refuses an O_PATH descriptor.
+func chmodDir(path string) error {
+	fd, err := unix.Open(path, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	return os.Chmod("/proc/self/fd/"+strconv.Itoa(fd), 0o700)
 }

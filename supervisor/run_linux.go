@@ -132,7 +132,7 @@ func run(cfg Config, stdio Stdio, out *output) int {
 	set, err := openSpill(cfg)
 	if err != nil {
 		closeLeaf(leaf)
-		_, _, _ = removeTmp(cfg) // empty: nothing ran
+		_, _, _ = removeTmp(cfg, true) // empty: nothing ran
 		return fail(out, protocol.CategoryInternal, err, ExitFailed)
 	}
 	sigs := notifySignals()
@@ -143,7 +143,7 @@ func run(cfg Config, stdio Stdio, out *output) int {
 	if err != nil {
 		closeLeaf(leaf)
 		s.streams.removeSpill() // nothing ran: nothing to keep
-		_, _, _ = removeTmp(cfg)
+		_, _, _ = removeTmp(cfg, true)
 		return s.spawnFailed(err)
 	}
 	w := reaper.StartWaiter(c.pid)
@@ -160,7 +160,7 @@ func run(cfg Config, stdio Stdio, out *output) int {
 	s.cleaned = time.Now()
 	s.limits = leafStats(leaf) // final: Cleanup closed the leaf
 	drainTimedOut := d.finish(drainGrace, s.hurry)
-	s.tmpRemoved, s.tmpLeft, err = removeTmp(cfg)
+	s.tmpRemoved, s.tmpLeft, err = removeTmp(cfg, len(rep.Stragglers) == 0)
 	if err != nil {
 		s.out.line("shellsup: " + err.Error())
 	}

@@ -40,11 +40,16 @@ func makeTmp(cfg Config) error {
 	return nil
 }
 
-// removeTmp removes the private TMPDIR, once the tree is gone: the entries
-// removed, or the directory left (its error said on the human line).
-func removeTmp(cfg Config) (removed int, left string, err error) {
+// removeTmp removes the private TMPDIR once the tree is gone (gone is
+// false while a straggler lives: the directory is then left, untouched):
+// the entries removed, or the directory left (its error said on the human
+// line).
+func removeTmp(cfg Config, gone bool) (removed int, left string, err error) {
 	if cfg.Sandbox == nil || cfg.Sandbox.TmpDir == "" {
 		return 0, "", nil
+	}
+	if !gone {
+		return 0, cfg.Sandbox.TmpDir, fmt.Errorf("left the private TMPDIR %q: a process of the command survived the cleanup", cfg.Sandbox.TmpDir)
 	}
 	n, err := sandbox.RemoveTmp(cfg.Sandbox.TmpDir)
 	if err != nil {

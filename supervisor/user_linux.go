@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -13,6 +12,7 @@ import (
 	"github.com/shellsup/shellsup/cgroup"
 	"github.com/shellsup/shellsup/credential"
 	"github.com/shellsup/shellsup/protocol"
+	"github.com/shellsup/shellsup/sandbox"
 )
 
 // checkUser refuses --user where shellsup cannot take the identity (or
@@ -43,15 +43,15 @@ func forkFor(cfg Config, leaf *cgroup.Leaf, fork func() (int, error)) (int, erro
 	return forkPrepared(leaf, cfg, fork)
 }
 
-// forkPrepared runs fork on a thread of its own, in the leaf's v1 cgroups
-// when there are any, prepared by prepareThread (--user: bounding,
-// inheritable and ambient sets emptied and no_new_privs set; a sandbox:
-// its network namespace and Landlock rules). None of that can be undone on
-// the thread, so it stays locked and the Go runtime retires it when the
-// goroutine ends (or, were it the main thread, parks it); the runtime
-// never clones a new thread from a locked one. The thread is moved back
-// out of the v1 cgroups from the caller's thread, while it still lives:
-// Landlock forbids it to write the cgroup files itself.
+// forkPrepared runs fork on a thread of its own, never the main one
+// (sandbox.OnThread), in the leaf's v1 cgroups when there are any,
+// prepared by prepareThread (--user: bounding, inheritable and ambient
+// sets emptied and no_new_privs set; a sandbox: its network namespace and
+// Landlock rules). None of that can be undone on the thread, so it stays
+// locked and the Go runtime retires it when the goroutine ends; the
+// runtime never clones a new thread from a locked one. The thread is moved
+// back out of the v1 cgroups from the caller's thread, while it still
+// lives: Landlock forbids it to write the cgroup files itself.
 func forkPrepared(leaf *cgroup.Leaf, cfg Config, fork func() (int, error)) (int, error) {
 	type result struct {
 		pid     int
@@ -60,8 +60,7 @@ func forkPrepared(leaf *cgroup.Leaf, cfg Config, fork func() (int, error)) (int,
 	}
 	done := make(chan result, 1)
 	moved := make(chan struct{})
-	go func() {
-		runtime.LockOSThread() // never unlocked: see above
+	go sandbox.OnThread(func() {
 		r := result{restore: func() error { return nil }}
 		if leaf != nil && leaf.HasV1() {
 			r.restore, r.err = leaf.PlaceThread()
@@ -76,11 +75,11 @@ func forkPrepared(leaf *cgroup.Leaf, cfg Config, fork func() (int, error)) (int,
 		}
 		done <- r
 		<-moved // the thread's id stays its own until it is moved back
-	}()
+	})
 	r := <-done
-	// Moved back even so, before the caller may remove the leaf: a retired
-	// thread that was the main one is parked, not ended, and must not hold
-	// the leaf. A failure leaves the leaf for the sweep (LeafLeft).
+	// Moved back even so, before the caller may remove the leaf: a thread
+	// the runtime has not retired yet must not hold it. A failure leaves the
+	// leaf for the sweep (LeafLeft).
 	_ = r.restore()
 	close(moved)
 	return r.pid, r.err

@@ -103,6 +103,7 @@ func sandboxProbe(p sandboxPlace, tmpName string) string {
 		{"hardlink-out", `ln file ` + p.out + `/hl2`},
 		{"truncate-out", `truncate -s 0 ` + p.out + `/victim`},
 		{"private-tmp", `echo t > "$TMPDIR/f" && [ "$(cat "$TMPDIR/f")" = t ] && [ "$(stat -c %a "$TMPDIR")" = 700 ]`},
+		{"tmp-locked", `mkdir -p "$TMPDIR/d/e" && touch "$TMPDIR/d/e/f" && ln -s / "$TMPDIR/d/root" && chmod 0 "$TMPDIR/d"`},
 		{"devnull", `echo x > /dev/null`},
 		{"signal-outside", `kill -0 $PPID`}, // shellsup, or the --pidns init
 	}
@@ -176,6 +177,7 @@ func testSandboxWrites(t *testing.T, u sandboxUser, mode string, tier []string) 
 		assertDenied(t, lines, name)
 	}
 	assertAllowed(t, lines, "private-tmp")
+	assertAllowed(t, lines, "tmp-locked") // and the cleanup removes it all (below), as nobody too
 	assertAllowed(t, lines, "devnull")
 	assert.Regexp(t, "^rc=1 .*Operation not permitted", lines["signal-outside"], "Landlock's signal scope")
 	if mode == "workspace-write" {
@@ -202,7 +204,7 @@ func testSandboxWrites(t *testing.T, u sandboxUser, mode string, tier []string) 
 	assert.Contains(t, sb.Writable, sb.TmpDir)
 	assert.Equal(t, mode == "workspace-write", len(sb.Writable) > 0 && sb.Writable[0] == p.ws, "writable %v", sb.Writable)
 	assert.NoDirExists(t, sb.TmpDir, "the private TMPDIR outlived the run")
-	assert.GreaterOrEqual(t, tot.Cleanup.TmpRemoved, 2, "the private TMPDIR and its file")
+	assert.Equal(t, 6, tot.Cleanup.TmpRemoved, "the private TMPDIR, f, d, e, e/f and the link")
 	require.NotNil(t, tot.Spill)
 	spilled, err := os.ReadFile(tot.Spill.Stdout)
 	require.NoError(t, err, "shellsup itself must stay unrestricted")
