@@ -25,8 +25,7 @@ func TestRestrictThreadOnly(t *testing.T) {
 		status     syscall.WaitStatus
 	}
 	done := make(chan result, 1)
-	go func() {
-		runtime.LockOSThread() // never unlocked: the runtime retires the thread
+	go OnThread(func() {
 		var r result
 		if err := Restrict(&Policy{Mode: ModeReadOnly, TmpDir: tmp}); err != nil {
 			r.own = err
@@ -42,7 +41,7 @@ func TestRestrictThreadOnly(t *testing.T) {
 			r.child = err
 		}
 		done <- r
-	}()
+	})
 	r := <-done
 	assert.True(t, errors.Is(r.own, os.ErrPermission), "the restricted thread wrote: %v", r.own)
 	require.NoError(t, r.child)
