@@ -103,5 +103,9 @@ func sandboxReport(p *sandbox.Policy) *protocol.Sandbox {
 	if p == nil {
 		return nil
 	}
-	return &protocol.Sandbox{Mode: p.Mode, Writable: p.Writable(), Network: p.Network(), Via: p.Via(), TmpDir: p.TmpDir}
+	w := p.Writable()
+	if w == nil {
+		w = []string{} // an empty list on the wire, not nil
+	}
+	return &protocol.Sandbox{Mode: p.Mode, Writable: w, Network: p.Network(), Via: p.Via(), TmpDir: p.TmpDir}
 }

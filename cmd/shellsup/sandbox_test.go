@@ -309,6 +309,7 @@ func TestSandboxNetwork(t *testing.T) {
 				assert.Equal(t, "hello", lines["own"], "the command's own server on 127.0.0.1; stdout %q", tot.Stdout)
 			}
 			require.NotNil(t, tot.Sandbox)
+			assert.NotNil(t, tot.Sandbox.Writable, "a list, empty without filesystem rules")
 			assert.Equal(t, c.network, tot.Sandbox.Network)
 			assert.Equal(t, c.via, tot.Sandbox.Via)
 		})
