@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/shellsup/shellsup/credential"
 	"github.com/shellsup/shellsup/protocol"
 	"github.com/shellsup/shellsup/sandbox"
@@ -19,7 +21,19 @@ func checkSandbox(cfg Config) error {
 		return nil
 	}
 	k := seamSandboxKernel(sandbox.Probe())
-	return sandbox.Plan(cfg.Sandbox, k, sandbox.Host{Root: os.Geteuid() == 0, PIDNS: cfg.PIDNamespace})
+	return sandbox.Plan(cfg.Sandbox, k, sandbox.Host{Root: os.Geteuid() == 0 && canAdmin(), PIDNS: cfg.PIDNamespace})
+}
+
+// canAdmin: shellsup has CAP_SYS_ADMIN, which a network namespace made
+// without a user namespace needs (a root without it, in a container, gets
+// the Landlock TCP rules instead).
+func canAdmin() bool {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return false
+	}
+	return data[unix.CAP_SYS_ADMIN/32].Effective&(1<<(unix.CAP_SYS_ADMIN%32)) != 0
 }
 
 // makeTmp makes the private TMPDIR of a filesystem sandbox, the --user

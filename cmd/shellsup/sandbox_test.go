@@ -58,6 +58,20 @@ func nobodyWrapper(t *testing.T, bin string) string {
 	return wrapper
 }
 
+// noAdminWrapper runs bin as root without CAP_SYS_ADMIN (as in a
+// container): no network namespace without a user namespace. The tier
+// wrapper is left out: --pidns needs CAP_SYS_ADMIN as root.
+func noAdminWrapper(t *testing.T, bin string) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	wrapper := filepath.Join(worldDir(t), "no-admin")
+	script := "#!/bin/sh\nexec setpriv --inh-caps=-sys_admin --bounding-set=-sys_admin " + strconv.Quote(proctest.Unwrapped(bin)) + ` "$@"` + "\n"
+	require.NoError(t, os.WriteFile(wrapper, []byte(script), 0o755))
+	return wrapper
+}
+
 // ownedDir is a new directory under /tmp (t.TempDir's parent is private to
 // root) owned by uid.
 func ownedDir(t *testing.T, uid int) string {
@@ -292,6 +306,7 @@ func TestSandboxNetwork(t *testing.T) {
 		{"root --user nobody read-only", sandboxUsers()[2], []string{"--sandbox", "read-only"}, "loopback", "landlock+landlock-scope+netns", true},
 		{"nobody --pidns read-only", sandboxUsers()[1], []string{"--pidns", "--sandbox", "read-only"}, "loopback", "landlock+landlock-scope+netns", true},
 		{"nobody", sandboxUsers()[1], nil, "none", "landlock-tcp+landlock-scope", false},
+		{"root without CAP_SYS_ADMIN", sandboxUser{name: "root -sys_admin", bin: noAdminWrapper}, nil, "none", "landlock-tcp+landlock-scope", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
