@@ -14,9 +14,11 @@
 // Plan decides, from what the kernel offers (Kernel, probed once), how a
 // policy is enforced, and refuses a policy it cannot enforce in full: no
 // mode ever runs with less than it promises. Restrict and EnterNetwork
-// change only the calling thread, which the caller keeps locked and
-// retires after it has forked bash from it: shellsup itself stays
-// unrestricted, so it can still write cgroup and spill files.
+// change only the calling thread, which OnThread keeps locked (never the
+// main thread) and retires after bash was forked from it: shellsup itself
+// stays unrestricted, so it can still write cgroup and spill files. Where
+// Landlock has scopes (ABI 6) the command also cannot signal, or reach an
+// abstract Unix socket of, a process outside the run.
 //
 // Non-goals: it does not hide what the user may read (secrets in readable
 // files), does not filter UDP or Unix sockets under the Landlock network
