@@ -120,6 +120,7 @@ func sandboxProbe(p sandboxPlace, tmpName string) string {
 		{"tmp-locked", `mkdir -p "$TMPDIR/d/e" && touch "$TMPDIR/d/e/f" && ln -s / "$TMPDIR/d/root" && chmod 0 "$TMPDIR/d"`},
 		{"devnull", `echo x > /dev/null`},
 		{"signal-outside", `kill -0 $PPID`}, // shellsup, or the --pidns init
+		{"no-new-privs", `grep -q '^NoNewPrivs:[[:space:]]*1$' /proc/self/status`},
 	}
 	var b strings.Builder
 	for _, tr := range tries {
@@ -193,6 +194,7 @@ func testSandboxWrites(t *testing.T, u sandboxUser, mode string, tier []string) 
 	assertAllowed(t, lines, "private-tmp")
 	assertAllowed(t, lines, "tmp-locked") // and the cleanup removes it all (below), as nobody too
 	assertAllowed(t, lines, "devnull")
+	assertAllowed(t, lines, "no-new-privs")
 	assert.Regexp(t, "^rc=1 .*Operation not permitted", lines["signal-outside"], "Landlock's signal scope")
 	if mode == "workspace-write" {
 		assertAllowed(t, lines, "inside")
