@@ -11,9 +11,10 @@ import (
 )
 
 // MakeTmp makes the run's private TMPDIR, mode 0700, under os.TempDir(),
-// owned by uid and gid when own is set (--user).
+// named shellsup-tmp-PID-RANDOM after shellsup's pid, owned by uid and gid
+// when own is set (--user).
 func MakeTmp(own bool, uid, gid int) (string, error) {
-	dir, err := os.MkdirTemp("", "shellsup-tmp-")
+	dir, err := os.MkdirTemp("", "shellsup-tmp-"+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
 		return "", fmt.Errorf("making the private TMPDIR: %w", err)
 	}

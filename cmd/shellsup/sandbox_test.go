@@ -427,13 +427,40 @@ func TestSandboxShapes(t *testing.T) {
 				assertPrompt(t, tot, 500*time.Millisecond)
 			})
 			t.Run(name+"/timeout/"+s.name, func(t *testing.T) {
-				r := runShellsup(t, opts{args: append([]string{"--grace", "0.5", "--timeout", "1.5"}, args...), command: s.setup + "\necho ready; sleep 300"})
+				r := runShellsup(t, opts{args: append([]string{"--grace", "0.5", "--timeout", "1"}, args...), command: s.setup + "\necho ready; sleep 300"})
 				tot := requireTotals(t, r)
 				assert.Equal(t, 124, r.exit)
 				assert.Contains(t, tot.Stdout, "ready")
 				assertPrompt(t, tot, 500*time.Millisecond)
 			})
+			t.Run(name+"/cancel/"+s.name, func(t *testing.T) {
+				r := runShellsup(t, opts{
+					args: append([]string{"--grace", "0.5"}, args...), command: s.setup + "\necho ready; sleep 300", control: true,
+					onFrame: onReady(func(r *running) { require.NoError(t, r.send(&protocol.Cancel{})) }),
+				})
+				tot := requireTotals(t, r)
+				assert.Equal(t, 130, r.exit)
+				assert.True(t, tot.Cancelled)
+				assertPrompt(t, tot, 500*time.Millisecond)
+			})
 		}
+	}
+}
+
+// TestSandboxAllShapes: every leak shape of the integration suite, in a
+// workspace-write sandbox without network (its workspace holds the shapes'
+// helper files), is cleaned up when bash exits.
+func TestSandboxAllShapes(t *testing.T) {
+	for _, s := range shapes(t) {
+		t.Run(s.name, func(t *testing.T) {
+			args := []string{"--grace", "0.5", "--sandbox", "workspace-write", "--workspace", os.TempDir(), "--cwd", os.TempDir(), "--no-network"}
+			r := runShellsup(t, opts{args: args, command: s.setup + "\necho ready; exit 7"})
+			tot := requireTotals(t, r)
+			assert.Equal(t, 7, r.exit, "stderr %q", tot.Stderr)
+			assert.Contains(t, tot.Stdout, "ready")
+			assert.GreaterOrEqual(t, tot.Cleanup.Signalled, s.min, "cleanup signalled too few processes")
+			assertPrompt(t, tot, 500*time.Millisecond)
+		})
 	}
 }
 
