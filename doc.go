@@ -22,6 +22,7 @@
 //	reaper                the cleanup: find, kill and reap every descendant
 //	cgroup                the cgroup tier: a leaf per run
 //	pidns                 the PID-namespace tier (--pidns)
+//	sandbox               the opt-in sandbox: Landlock rules, a network namespace, a private TMPDIR
 //	ports                 the ports a job's processes listen on
 //	internal/linux        the system-call wrappers (EINTR retried here only)
 //	internal/procstat     the one /proc/PID/stat parser

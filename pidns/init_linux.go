@@ -15,6 +15,7 @@ import (
 	"github.com/shellsup/shellsup/credential"
 	"github.com/shellsup/shellsup/internal/linux"
 	"github.com/shellsup/shellsup/request"
+	"github.com/shellsup/shellsup/sandbox"
 )
 
 // How the init is recognised: this argv[0], this key as the first argument,
@@ -43,35 +44,44 @@ const (
 	recDropCaps   = 5 // value: errno of dropping the ambient capabilities
 	recDeathsig   = 6 // value: errno of PR_SET_PDEATHSIG
 	recDropUser   = 7 // value: errno of preparing the thread that forks bash as the --user user
+	recLoopback   = 8 // value: errno of bringing lo up (--no-network)
+	recSandbox    = 9 // value: errno of enforcing the sandbox's Landlock rules
 	recordSize    = 8
 	exitSetupFail = 125
 )
 
 // MaybeInit turns this process into the PID-namespace init if it was
 // started as one, and never returns then. Call it first thing in main. A
-// fourth argument is the --user user, in credential's wire form.
+// fourth argument is the --user user, in credential's wire form, or ""; a
+// fifth the sandbox policy, in sandbox's wire form.
 func MaybeInit() {
-	if (len(os.Args) != 3 && len(os.Args) != 4) || os.Args[0] != initArgv0 || os.Getpid() != 1 {
+	if len(os.Args) < 3 || len(os.Args) > 5 || os.Args[0] != initArgv0 || os.Getpid() != 1 {
 		return
 	}
 	var u *credential.User
-	if len(os.Args) == 4 {
-		var err error
+	var sb *sandbox.Policy
+	var err error
+	if len(os.Args) >= 4 && os.Args[3] != "" {
 		if u, err = credential.FromWire(os.Args[3]); err != nil {
+			os.Exit(exitSetupFail)
+		}
+	}
+	if len(os.Args) == 5 {
+		if sb, err = sandbox.FromWire(os.Args[4]); err != nil {
 			os.Exit(exitSetupFail)
 		}
 	}
 	switch os.Args[1] {
 	case initKey:
-		os.Exit(runInit(os.Args[2], true, u))
+		os.Exit(runInit(os.Args[2], true, u, sb))
 	case initKeyNoLogin:
-		os.Exit(runInit(os.Args[2], false, u))
+		os.Exit(runInit(os.Args[2], false, u, sb))
 	}
 }
 
 // runInit is the init's whole life; it returns the init's exit code, bash's
 // status as shellsup reports it (N, or 128+N for signal N).
-func runInit(command string, login bool, u *credential.User) int {
+func runInit(command string, login bool, u *credential.User, sb *sandbox.Policy) int {
 	status, code := armInit()
 	if status == nil {
 		return code
@@ -95,18 +105,15 @@ func runInit(command string, login bool, u *credential.User) int {
 	if err := dropInheritedCaps(); err != nil {
 		return setupFailed(status, recDropCaps, err)
 	}
-	if u != nil {
-		// The thread that forks bash keeps what Drop does (it cannot be
-		// undone): it stays locked to this goroutine, the init's main one,
-		// for the init's life, and the init execs nothing else.
-		runtime.LockOSThread()
-		if err := credential.Drop(u); err != nil {
-			var errno syscall.Errno
-			errors.As(err, &errno)
-			return setupFailed(status, recDropUser, errno)
+	if sb != nil && sb.NetNS {
+		if err := sandbox.LoopbackUp(); err != nil {
+			return setupFailed(status, recLoopback, errnoOf(err))
 		}
 	}
-	bash, err := startBash(command, login, u)
+	bash, rec, err := forkBash(command, login, u, sb)
+	if rec != 0 {
+		return setupFailed(status, rec, errnoOf(err))
+	}
 	if err != nil {
 		errno, _ := err.(syscall.Errno)
 		writeRecord(status, recStarted, uint32(errno))
@@ -174,6 +181,40 @@ func shellsupAlive() bool {
 	fds := []unix.PollFd{{Fd: statusFd, Events: unix.POLLOUT}}
 	_, err := linux.Poll(fds, 0)
 	return err == nil && fds[0].Revents&(unix.POLLERR|unix.POLLHUP) == 0
+}
+
+// forkBash starts bash; with --user or a sandbox on a thread of its own
+// (sandbox.OnThread: never the main one, never given back) that
+// credential.Drop and sandbox.Restrict prepare, which cannot be undone.
+// rec names the preparation that failed, or is 0.
+func forkBash(command string, login bool, u *credential.User, sb *sandbox.Policy) (bash int, rec uint32, err error) {
+	if u == nil && sb == nil {
+		bash, err = startBash(command, login, nil)
+		return bash, 0, err
+	}
+	sandbox.OnThread(func() {
+		if u != nil {
+			if err = credential.Drop(u); err != nil {
+				rec = recDropUser
+				return
+			}
+		}
+		if sb != nil {
+			if err = sandbox.Restrict(sb); err != nil {
+				rec = recSandbox
+				return
+			}
+		}
+		bash, err = startBash(command, login, u)
+	})
+	return bash, rec, err
+}
+
+// errnoOf is the errno inside err, or 0.
+func errnoOf(err error) syscall.Errno {
+	var errno syscall.Errno
+	errors.As(err, &errno)
+	return errno
 }
 
 func setupFailed(status *os.File, kind uint32, err error) int {

@@ -66,6 +66,18 @@ type Start struct {
 	// User is who the command runs as under --user; absent otherwise (the
 	// command then runs as shellsup's own user).
 	User *RunAs `msgpack:"user,omitempty"`
+	// Sandbox is what the sandbox enforces (--sandbox, --no-network);
+	// absent without one.
+	Sandbox *Sandbox `msgpack:"sandbox,omitempty"`
+}
+
+// Sandbox is what the sandbox enforces for the run (docs/sandbox.md).
+type Sandbox struct {
+	Mode     string   `msgpack:"mode"`             // "read-only", "workspace-write" or "none"
+	Writable []string `msgpack:"writable"`         // where the command may write; empty without filesystem rules
+	Network  string   `msgpack:"network"`          // "host", "loopback" (own namespace) or "none" (no TCP)
+	Via      string   `msgpack:"via"`              // the mechanisms, "+"-joined: "landlock", "netns", "landlock-tcp"
+	TmpDir   string   `msgpack:"tmpDir,omitempty"` // the private TMPDIR, removed at cleanup
 }
 
 // RunAs is the user and groups the command runs as (--user), with no
@@ -152,6 +164,11 @@ type Cleanup struct {
 	// process still pinned it, or the sub-cgroups the command made were
 	// not all removed by the cleanup's deadline); absent when none was.
 	LeafLeft string `msgpack:"leafLeft,omitempty"`
+	// TmpRemoved counts the entries of the sandbox's private TMPDIR the
+	// cleanup removed (the directory included); TmpLeft names it if it
+	// could not be removed. Both absent without a private TMPDIR.
+	TmpRemoved int    `msgpack:"tmpRemoved,omitempty"`
+	TmpLeft    string `msgpack:"tmpLeft,omitempty"`
 }
 
 // Totals is the last frame of every run that started, sent exactly once.
@@ -169,9 +186,10 @@ type Totals struct {
 	Capture     string `msgpack:"capture"`    // the capture mode: "head", "tail" or "head+tail"
 	// LeftOut is the text bytes a tail or head+tail capture left out
 	// (named by its marker); 0 for a head capture.
-	LeftOut int64  `msgpack:"leftOut"`
-	Spill   *Spill `msgpack:"spill,omitempty"` // only with --spill
-	User    *RunAs `msgpack:"user,omitempty"`  // only with --user, as in Start
+	LeftOut int64    `msgpack:"leftOut"`
+	Spill   *Spill   `msgpack:"spill,omitempty"`   // only with --spill
+	User    *RunAs   `msgpack:"user,omitempty"`    // only with --user, as in Start
+	Sandbox *Sandbox `msgpack:"sandbox,omitempty"` // only with a sandbox, as in Start
 	// Status is how the run ended, one of the Status words (status.go).
 	Status string `msgpack:"status,omitempty"`
 }

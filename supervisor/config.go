@@ -11,6 +11,7 @@ import (
 
 	"github.com/shellsup/shellsup/credential"
 	"github.com/shellsup/shellsup/request"
+	"github.com/shellsup/shellsup/sandbox"
 )
 
 // Args are the command line as given, before validation. Empty strings
@@ -47,7 +48,10 @@ type Args struct {
 	Agent bool
 	// Given names the options given on the command line (without the
 	// dashes), so that one given explicitly wins over --agent's default.
-	Given map[string]bool
+	Given     map[string]bool
+	Sandbox   string   // --sandbox MODE (docs/sandbox.md)
+	Protect   []string // --protect DIR, repeatable
+	NoNetwork bool     // --no-network
 }
 
 // Config is a validated run request.
@@ -90,6 +94,8 @@ type Config struct {
 	Agent bool
 	// Tidy is --tidy: set by --agent unless --tidy was given.
 	Tidy bool
+	// Sandbox, when not nil, is what --sandbox and --no-network ask for.
+	Sandbox *sandbox.Policy
 }
 
 // startDir is where bash starts: Dir, or Cwd in a Config not made by
@@ -154,17 +160,8 @@ func (a Args) validate() (Config, error) {
 	if err = a.validateOutput(&cfg); err != nil {
 		return cfg, err
 	}
-	for _, v := range a.EnvAllow {
-		names, err := request.SplitEnvAllow(v)
-		if err != nil {
-			return cfg, err
-		}
-		cfg.EnvAllow = append(cfg.EnvAllow, names...)
-	}
-	if a.User != "" {
-		if cfg.User, err = credential.Resolve(a.User); err != nil {
-			return cfg, err
-		}
+	if err = a.validateWho(&cfg); err != nil {
+		return cfg, err
 	}
 	cwd := a.Cwd
 	if a.Workspace != "" {
@@ -184,7 +181,26 @@ func (a Args) validate() (Config, error) {
 			return cfg, err
 		}
 	}
-	return cfg, nil
+	cfg.Sandbox, err = a.sandboxPolicy(cfg.Workspace)
+	return cfg, err
+}
+
+// validateWho reads --env-allow and --user: what the command sees of the
+// environment, and who it runs as.
+func (a Args) validateWho(cfg *Config) error {
+	for _, v := range a.EnvAllow {
+		names, err := request.SplitEnvAllow(v)
+		if err != nil {
+			return err
+		}
+		cfg.EnvAllow = append(cfg.EnvAllow, names...)
+	}
+	if a.User == "" {
+		return nil
+	}
+	var err error
+	cfg.User, err = credential.Resolve(a.User)
+	return err
 }
 
 func (a Args) command() (string, error) {

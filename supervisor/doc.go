@@ -31,7 +31,8 @@
 // holds neither the capture nor, past its bound, the run (README, "Command
 // line").
 //
-// The non-goal: it is not a sandbox. The command runs with shellsup's
+// The non-goal: without --sandbox or --no-network it is not a sandbox
+// (package sandbox is the opt-in one). The command runs with shellsup's
 // user, environment (changed only as package environ documents) and
 // filesystem; --workspace checks where the command starts, not where it
 // goes; work handed to daemons outside the

@@ -81,6 +81,10 @@ type session struct {
 	leafDir string // the v2 leaf, reported in start
 	ttyErr  bool   // human mode with stderr a terminal: the summary's write is bounded
 
+	// tmpRemoved and tmpLeft: the private TMPDIR's removal at cleanup.
+	tmpRemoved int
+	tmpLeft    string
+
 	// ended is set once the ending is decided: a SIGINT or SIGTERM after
 	// it skips the rest of the grace, closing hurry.
 	ended     atomic.Bool
@@ -101,29 +105,9 @@ func run(cfg Config, stdio Stdio, out *output) int {
 	// The set-up's thread hand-offs run on one CPU (see internal/affinity).
 	release := affinity.Hold()
 	defer release()
-	cont, err := setupContainment()
-	if err == nil {
-		err = checkUser(cfg)
-	}
-	if err != nil {
-		return fail(out, protocol.CategoryContainmentUnavailable, err, ExitFailed)
-	}
-	leaf, err := setupCgroup(cfg, cont)
-	if err == nil {
-		err = checkRequired(cfg, cont)
-	}
-	if err != nil {
-		closeLeaf(leaf)
-		return fail(out, protocol.CategoryContainmentUnavailable, err, ExitFailed)
-	}
-	if err := closeInheritedFds(); err != nil {
-		closeLeaf(leaf)
-		return fail(out, protocol.CategoryInternal, fmt.Errorf("marking inherited fds close-on-exec: %w", err), ExitFailed)
-	}
-	set, err := openSpill(cfg)
-	if err != nil {
-		closeLeaf(leaf)
-		return fail(out, protocol.CategoryInternal, err, ExitFailed)
+	cont, leaf, set, code := prepare(cfg, out)
+	if cont == nil {
+		return code
 	}
 	sigs := notifySignals()
 	s := newSession(cfg, out, set, stdio)
@@ -133,6 +117,7 @@ func run(cfg Config, stdio Stdio, out *output) int {
 	if err != nil {
 		closeLeaf(leaf)
 		s.streams.removeSpill() // nothing ran: nothing to keep
+		_, _, _ = removeTmp(cfg, true)
 		return s.spawnFailed(err)
 	}
 	w := reaper.StartWaiter(c.pid)
@@ -149,7 +134,51 @@ func run(cfg Config, stdio Stdio, out *output) int {
 	s.cleaned = time.Now()
 	s.limits = leafStats(leaf) // final: Cleanup closed the leaf
 	drainTimedOut := d.finish(drainGrace, s.hurry)
+	s.tmpRemoved, s.tmpLeft, err = removeTmp(cfg, len(rep.Stragglers) == 0)
+	if err != nil {
+		s.out.line("shellsup: " + err.Error())
+	}
 	return s.finish(w, end, rep, drainTimedOut, d.lost())
+}
+
+// prepare checks what the run asks for and makes what it needs before the
+// spawn: the containment, the leaf, the private TMPDIR and the spill files.
+// A nil containment means it failed, code is the exit code, and nothing is
+// left behind.
+func prepare(cfg Config, out *output) (*reaper.Containment, *cgroup.Leaf, *spill.Set, int) {
+	cont, err := setupContainment()
+	if err == nil {
+		err = checkUser(cfg)
+	}
+	if err == nil {
+		err = checkSandbox(cfg)
+	}
+	if err != nil {
+		return nil, nil, nil, fail(out, protocol.CategoryContainmentUnavailable, err, ExitFailed)
+	}
+	leaf, err := setupCgroup(cfg, cont)
+	if err == nil {
+		err = checkRequired(cfg, cont)
+	}
+	if err != nil {
+		closeLeaf(leaf)
+		return nil, nil, nil, fail(out, protocol.CategoryContainmentUnavailable, err, ExitFailed)
+	}
+	if err := closeInheritedFds(); err != nil {
+		closeLeaf(leaf)
+		return nil, nil, nil, fail(out, protocol.CategoryInternal, fmt.Errorf("marking inherited fds close-on-exec: %w", err), ExitFailed)
+	}
+	if err := makeTmp(cfg); err != nil {
+		closeLeaf(leaf)
+		return nil, nil, nil, fail(out, protocol.CategoryInternal, err, ExitFailed)
+	}
+	set, err := openSpill(cfg)
+	if err != nil {
+		closeLeaf(leaf)
+		_, _, _ = removeTmp(cfg, true) // empty: nothing ran
+		return nil, nil, nil, fail(out, protocol.CategoryInternal, err, ExitFailed)
+	}
+	return cont, leaf, set, 0
 }
 
 func newSession(cfg Config, out *output, set *spill.Set, stdio Stdio) *session {
@@ -223,7 +252,8 @@ func (s *session) spawnFailed(err error) int {
 		return fail(s.out, protocol.CategoryExecFailed, err, ee.exitCode())
 	}
 	var ue *userError
-	if isUnavailable(err) || errors.As(err, &ue) {
+	var se *sandboxError
+	if isUnavailable(err) || errors.As(err, &ue) || errors.As(err, &se) {
 		return fail(s.out, protocol.CategoryContainmentUnavailable, err, ExitFailed)
 	}
 	return fail(s.out, protocol.CategoryInternal, err, ExitFailed)
@@ -240,7 +270,7 @@ func (s *session) announce(c *child, cont *reaper.Containment) {
 		Command: s.cfg.shownCommand(), Cwd: s.cfg.Cwd, Timeout: s.cfg.Deadline.Seconds, Budget: s.cfg.Budget,
 		Containment: cont.Name(), Cgroup: s.leafDir,
 		Capture: s.cfg.Capture.String(), Lifetime: s.cfg.lifetime(), Spill: spillDir, Login: !s.cfg.NoLogin,
-		User: runAs(s.cfg.User),
+		User: runAs(s.cfg.User), Sandbox: sandboxReport(s.cfg.Sandbox),
 	})
 }
 
@@ -450,8 +480,9 @@ func (s *session) totals(w *reaper.Waiter, end ending, rep reaper.Report, drainT
 		CancelReason: end.reason,
 		StdoutBytes:  t.StdoutBytes, StderrBytes: t.StderrBytes,
 		Redactions: s.streams.redactions(), Capture: s.cfg.Capture.String(), LeftOut: kept,
-		Spill: s.streams.closeSpill(),
-		User:  runAs(s.cfg.User),
+		Spill:   s.streams.closeSpill(),
+		User:    runAs(s.cfg.User),
+		Sandbox: sandboxReport(s.cfg.Sandbox),
 		Cleanup: protocol.Cleanup{
 			Tier: rep.Tier, Trigger: end.trigger.word(), Signalled: rep.Signalled, Killed: rep.Killed,
 			Reaped: w.Count(), Rounds: rep.Rounds, Stragglers: stragglers,
@@ -459,6 +490,7 @@ func (s *session) totals(w *reaper.Waiter, end ending, rep reaper.Report, drainT
 			Ms:                rep.Duration.Milliseconds(), DrainTimedOut: drainTimedOut,
 			PidsLimitHit: s.limits.PidsLimitHit, OOMKills: s.limits.OOMKills,
 			Tampered: s.limits.Tampered, LeafLeft: s.limits.Left,
+			TmpRemoved: s.tmpRemoved, TmpLeft: s.tmpLeft,
 		},
 	}
 }

@@ -19,9 +19,10 @@
 // and from a parent-death signal, and cleans up on its own. shellsup itself
 // has exited and been reaped whenever Run returns.
 //
-// The non-goal: Run is not a sandbox. The command runs as the caller's
-// user, with the caller's filesystem, network and environment (or
-// Request.Env). Work handed to a daemon that is not a descendant — a
+// The non-goal: without Request.Sandbox or Request.Network, Run is not a
+// sandbox. The command runs as the caller's user, with the caller's
+// filesystem, network and environment (or Request.Env); with them, its
+// writes and network are limited (docs/sandbox.md), its reads are not. Work handed to a daemon that is not a descendant — a
 // systemd-run unit, an existing tmux server, at, docker — is out of reach,
 // and if shellsup itself is SIGKILLed the subreaper boundary ends with it.
 // The command has no input: its stdin is /dev/null. shellsup runs in a

@@ -143,6 +143,25 @@ type Request struct {
 	// it goes.
 	Workspace string
 
+	// Sandbox, if not "" or "none", restricts what the command may write
+	// (shellsup --sandbox, docs/sandbox.md): "read-only" allows writes
+	// only to a private TMPDIR (0700, removed at cleanup) and /dev/null,
+	// /dev/zero, /dev/full and /dev/tty; "workspace-write" adds Workspace
+	// (required), less the directories Protect names (shellsup --protect,
+	// relative to the workspace). The kernel (Landlock) enforces it on
+	// bash and every process it starts; where it cannot, Run refuses with
+	// an *Error of category "containment_unavailable" and runs nothing.
+	Sandbox string
+	Protect []string
+
+	// Network, if it points to false, gives the command a network of its
+	// own with only loopback up (shellsup --no-network): its own servers
+	// on 127.0.0.1 answer it, the host's listeners and the outside do not;
+	// where no namespace can be made, Landlock denies every TCP connect and
+	// bind instead (Result.Sandbox.Network says which). nil, or true, is
+	// the host's network. With Go 1.26: Network: new(false).
+	Network *bool
+
 	// Redact replaces secrets (built-in patterns for common token shapes)
 	// in the captured text and progress (shellsup --redact).
 	// RedactPatterns adds regular expressions (Go syntax) whose matches are
@@ -224,6 +243,7 @@ type shellOptions struct {
 	redact                      bool
 	redactPatterns              []string
 	capture                     string
+	sandbox                     sandboxOptions
 }
 
 // validate checks every field and returns the run's configuration, or a
@@ -242,6 +262,7 @@ func (r Request) validate() (config, error) {
 		func() error { return validateLimits(r.MaxProcs, r.MaxMemory) },
 		func() error { return validateUser(r.User) },
 		func() error { return validatePath("workspace", r.Workspace) },
+		func() error { return validateSandbox(r.Sandbox, r.Workspace, r.Protect) },
 		func() error { return validateEnvAllow(r.EnvAllow) },
 		func() error { return validateCapture(r.Capture) },
 		func() error { return validateRedactPatterns(r.RedactPatterns) },
@@ -373,7 +394,8 @@ func validateEnv(env []string) error {
 func (r Request) shellOptions() shellOptions {
 	return shellOptions{noLogin: r.NoLogin, scrubEnv: r.ScrubEnv, agentEnv: r.AgentEnv, workspace: r.Workspace,
 		envAllow: slices.Clone(r.EnvAllow), redact: r.Redact || len(r.RedactPatterns) > 0,
-		redactPatterns: slices.Clone(r.RedactPatterns), capture: r.Capture, agent: r.Agent}
+		redactPatterns: slices.Clone(r.RedactPatterns), capture: r.Capture, agent: r.Agent,
+		sandbox: sandboxOptions{mode: r.Sandbox, protect: slices.Clone(r.Protect), noNetwork: r.Network != nil && !*r.Network}}
 }
 
 // validatePath checks what can be checked of a directory shellsup
@@ -485,7 +507,7 @@ func (o shellOptions) args() []string {
 	}
 	value("--capture", o.capture)
 	flag(o.agent, "--agent")
-	return args
+	return append(args, o.sandbox.args()...)
 }
 
 // graceOrDefault is the grace shellsup will apply.

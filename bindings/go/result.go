@@ -63,6 +63,9 @@ type Result struct {
 	// Spill names the spill files and what they hold, when the run had a
 	// spill directory (Request.Spill, or always for a job); nil otherwise.
 	Spill *Spill
+	// Sandbox is what the sandbox enforced (Request.Sandbox,
+	// Request.Network); nil without one.
+	Sandbox *SandboxReport
 }
 
 // Status words of Result.Status (the totals frame's status).
@@ -111,6 +114,11 @@ type Cleanup struct {
 	// shellsup's own uid can; Request.User makes the limits binding.
 	Tampered []string
 	LeafLeft string // a cgroup leaf left for the next sweep, "" when none was
+	// TmpRemoved counts the entries of the sandbox's private TMPDIR the
+	// cleanup removed (the directory included); TmpLeft names it if it
+	// could not be removed.
+	TmpRemoved int
+	TmpLeft    string
 }
 
 // Straggler is a process shellsup could not remove before its deadline,
@@ -139,6 +147,7 @@ func resultOf(t *protocol.Totals) Result {
 		r.Spill = &Spill{Dir: sp.Dir, Stdout: sp.Stdout, Stderr: sp.Stderr, StdoutWritten: sp.StdoutWritten,
 			StderrWritten: sp.StderrWritten, StdoutDropped: sp.StdoutDropped, StderrDropped: sp.StderrDropped, Cut: sp.Cut}
 	}
+	r.Sandbox = sandboxOf(t.Sandbox)
 	if t.ExitCode != nil {
 		r.ExitCode = *t.ExitCode
 	}
@@ -153,7 +162,7 @@ func cleanupOf(c protocol.Cleanup) Cleanup {
 		Tier: c.Tier, Trigger: c.Trigger, Signalled: c.Signalled, Killed: c.Killed, Reaped: c.Reaped,
 		Rounds: c.Rounds, Duration: time.Duration(c.Ms) * time.Millisecond, DrainTimedOut: c.DrainTimedOut,
 		StragglersOmitted: c.StragglersOmitted, PidsLimitHit: c.PidsLimitHit, OOMKills: c.OOMKills,
-		Tampered: c.Tampered, LeafLeft: c.LeafLeft,
+		Tampered: c.Tampered, LeafLeft: c.LeafLeft, TmpRemoved: c.TmpRemoved, TmpLeft: c.TmpLeft,
 		Stragglers: make([]Straggler, 0, len(c.Stragglers)),
 	}
 	for _, s := range c.Stragglers {

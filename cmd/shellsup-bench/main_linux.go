@@ -50,7 +50,7 @@ var (
 	runs   = flag.Int("runs", 40, "repetitions of the spawn benchmarks")
 	heavy  = flag.Int("heavy-runs", 5, "repetitions of the drain and 500-sleeper teardown benchmarks")
 	python = flag.String("python", "", "a Python with msgpack for bindings/python/bench_overhead.py (none: that row is n/a)")
-	only   = flag.String("only", "", "comma-separated groups to run, of spawn, go, python, drain, spill, human, latency, teardown (empty: all)")
+	only   = flag.String("only", "", "comma-separated groups to run, of spawn, sandbox, go, python, drain, spill, human, latency, teardown (empty: all)")
 	home   string
 )
 
@@ -73,6 +73,7 @@ func main() {
 		run  func()
 	}{
 		{"spawn", spawnOverhead},
+		{"sandbox", sandboxOverhead},
 		{"go", goBindingOverhead},
 		{"python", pythonOverhead},
 		{"drain", drain},

@@ -59,6 +59,11 @@ options:
                      groups from /etc/group, or only GROUP; HOME, USER, LOGNAME
                      set; no capabilities, no_new_privs (README, "Running as
                      another user")
+  --sandbox MODE     read-only, workspace-write (needs --workspace) or none
+                     (default): what the command may write (docs/sandbox.md)
+  --protect DIR      with workspace-write, keep DIR of the workspace read-only
+                     (repeatable)
+  --no-network       the command gets its own network with only loopback up
   --max-procs N      at most N processes and threads at once (pids.max)
   --max-memory BYTES at most this much memory, no swap (memory.max); 512K, 64M, 1G
   --cgroup PATH      make the run's leaf cgroup under this delegated cgroup v2
@@ -170,6 +175,7 @@ func Parse(argv []string) (supervisor.Args, error) {
 	})
 	fs.StringVar(&a.Workspace, "workspace", "", "")
 	fs.StringVar(&a.User, "user", "", "")
+	sandboxFlags(fs, &a)
 	outputFlags(fs, &a.Output)
 	showVersion := fs.Bool("version", false, "")
 	if err := fs.Parse(argv); err != nil {

@@ -16,8 +16,9 @@ variant; cancelling its task cancels the run.
 
 Guarantee: when ``run`` or ``run_async`` returns or raises after shellsup
 started, shellsup has reported the end of its cleanup, or the binding has
-given up after bounded waits (and says so on the exception). Not a goal:
-sandboxing. The command runs with this process's permissions, and work
+given up after bounded waits (and says so on the exception). Sandboxing is
+opt-in (``sandbox=``, ``network=False``; docs/sandbox.md): without it the
+command runs with this process's permissions. Work
 handed to daemons (``systemd-run``, an existing ``tmux`` server, ``at``) is
 not a descendant and is not stopped.
 """
@@ -85,6 +86,9 @@ def run(
     spill_max: Optional[Union[int, str]] = None,
     capture: Optional[str] = None,
     agent: bool = False,
+    sandbox: Optional[str] = None,
+    protect: Optional[Sequence[PathLike]] = None,
+    network: bool = True,
 ) -> SkillResult:
     """Run ``/bin/bash -lc command`` under shellsup and return its SkillResult.
 
@@ -175,6 +179,20 @@ def run(
         ``"head+tail"``; still a login shell. A capture given as well wins.
         To leave out another part, pass the parts wanted one by one instead
         (``scrub_env=False`` cannot be told from not passing it).
+    The sandbox, off by default:
+
+    sandbox: what the command may write (shellsup --sandbox,
+        docs/sandbox.md): ``"read-only"`` (only a private TMPDIR, 0700,
+        removed at cleanup, and /dev/null-like devices), ``"workspace-write"``
+        (also workspace=, which it needs) or ``"none"``/None. The kernel
+        (Landlock) enforces it on every process of the command; where it
+        cannot, ShellsupError "containment_unavailable" and nothing runs.
+    protect: with ``"workspace-write"``, directories of the workspace kept
+        read-only (relative to it, or absolute).
+    network: False gives the command a network of its own with only
+        loopback up (shellsup --no-network); where no namespace can be
+        made, Landlock denies every TCP connect and bind (the result's
+        ``sandbox["network"]`` says which).
 
     Non-zero exits, timeouts and cancellations are results. Raises
     ShellsupError for a run that cannot happen or whose end shellsup did not
@@ -188,7 +206,8 @@ def run(
     req = request(command, cwd, timeout, budget, grace, env, max_procs, max_memory, pidns, user=user,
                   no_login=no_login,
                   scrub_env=scrub_env, agent_env=agent_env, env_allow=env_allow, workspace=workspace, redact=redact,
-                  redact_patterns=redact_patterns, spill=spill, spill_max=spill_max, capture=capture, agent=agent)
+                  redact_patterns=redact_patterns, spill=spill, spill_max=spill_max, capture=capture, agent=agent,
+                  sandbox=sandbox, protect=protect, network=network)
     progress = check_progress(progress)
     progress = default_progress(progress, capture)
     runner = Run(req, find_binary(), progress)
@@ -220,6 +239,9 @@ async def run_async(
     spill_max: Optional[Union[int, str]] = None,
     capture: Optional[str] = None,
     agent: bool = False,
+    sandbox: Optional[str] = None,
+    protect: Optional[Sequence[PathLike]] = None,
+    network: bool = True,
 ) -> SkillResult:
     """The asyncio variant of run(), with the same parameters and result.
 
@@ -233,7 +255,8 @@ async def run_async(
     req = request(command, cwd, timeout, budget, grace, env, max_procs, max_memory, pidns, user=user,
                   no_login=no_login,
                   scrub_env=scrub_env, agent_env=agent_env, env_allow=env_allow, workspace=workspace, redact=redact,
-                  redact_patterns=redact_patterns, spill=spill, spill_max=spill_max, capture=capture, agent=agent)
+                  redact_patterns=redact_patterns, spill=spill, spill_max=spill_max, capture=capture, agent=agent,
+                  sandbox=sandbox, protect=protect, network=network)
     progress = check_progress(progress)
     progress = default_progress(progress, capture)
     return await AsyncRun(req, find_binary(), progress).wait()

@@ -50,6 +50,10 @@ class SkillResult(dict):
       ``signalled``, ``killed``, ``reaped``, ``rounds``, ``stragglers``,
       ``ms``, ``drainTimedOut`` and ``stragglersOmitted``. ``stragglers`` lists processes that could
       not be killed; it is empty when nothing survived.
+    - ``sandbox``: what the sandbox enforced (sandbox=, network=False), a
+      dict with ``mode``, ``writable``, ``network`` (``"host"``,
+      ``"loopback"`` or ``"none"``), ``via`` and ``tmpDir``; None without
+      one (docs/sandbox.md).
     """
 
     def __init__(
@@ -59,11 +63,13 @@ class SkillResult(dict):
         cancel_reason: Optional[str] = None,
         cleanup: Optional[Dict[str, Any]] = None,
         status: Optional[str] = None,
+        sandbox: Optional[Dict[str, Any]] = None,
     ) -> None:
         super().__init__(data)
         self.status = status
         self.cancel_reason = cancel_reason
         self.cleanup: Dict[str, Any] = dict(cleanup or {})
+        self.sandbox: Optional[Dict[str, Any]] = dict(sandbox) if sandbox else None
 
     def __await__(self) -> Iterator[Any]:
         """``await result`` returns the result at once."""
@@ -100,4 +106,5 @@ def from_totals(frame: Mapping[str, Any]) -> SkillResult:
         cancel_reason=frame.get("cancelReason") or None,
         cleanup=cleanup if isinstance(cleanup, dict) else {},
         status=status if isinstance(status, str) else None,
+        sandbox=frame.get("sandbox") if isinstance(frame.get("sandbox"), dict) else None,
     )

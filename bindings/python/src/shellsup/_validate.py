@@ -68,6 +68,9 @@ class ShellOptions:
     spill_max: Optional[int] = None
     capture: Optional[str] = None
     agent: bool = False  # --agent: an agent harness's defaults; a capture given as well wins
+    sandbox: Optional[str] = None  # --sandbox MODE
+    protect: Tuple[str, ...] = ()  # --protect DIR, each
+    no_network: bool = False  # --no-network
 
     def flags(self) -> List[str]:
         """shellsup's flags for these options, in --name=value form (a value
@@ -89,6 +92,11 @@ class ShellOptions:
             flags.append("--capture=" + self.capture)
         if self.agent:
             flags.append("--agent")
+        if self.sandbox is not None:
+            flags.append("--sandbox=" + self.sandbox)
+        flags += ["--protect=" + p for p in self.protect]
+        if self.no_network:
+            flags.append("--no-network")
         return flags
 
 
@@ -510,10 +518,45 @@ def check_capture(capture: Any) -> Optional[str]:
     return capture
 
 
+# The values of sandbox=, as shellsup's --sandbox takes them (docs/sandbox.md).
+SANDBOX_MODES = ("read-only", "workspace-write", "none")
+
+
+def check_sandbox(sandbox: Any, workspace: Optional[str], protect: Any, network: Any) -> Tuple[Optional[str], Tuple[str, ...], bool]:
+    """sandbox=, protect= and network= as Go's request.ValidateSandbox checks
+    them; shellsup resolves the protected directories."""
+    if sandbox is not None and sandbox not in SANDBOX_MODES:
+        raise invalid(f"sandbox must be one of {', '.join(SANDBOX_MODES)}, or None (got {quote(sandbox)})")
+    if sandbox == "workspace-write" and workspace is None:
+        raise invalid("sandbox workspace-write needs --workspace DIR, the directory the command may write (got no workspace=)")
+    if protect is None:
+        protect = ()
+    if isinstance(protect, (str, bytes)) or not isinstance(protect, (list, tuple)):
+        raise invalid(f"protect must be a list of directories or None (got {quote(protect)})")
+    dirs = tuple(_protect_dir(d) for d in protect)
+    if dirs and sandbox != "workspace-write":
+        raise invalid(f"protect keeps directories of the workspace read-only and needs --sandbox workspace-write (got --sandbox {sandbox or 'none'})")
+    return sandbox, dirs, not check_flag("network", network)
+
+
+def _protect_dir(d: Any) -> str:
+    """A protect directory: absolute, or relative to the workspace (passed
+    as given; shellsup resolves it and checks it lies in the workspace)."""
+    try:
+        path = os.fsdecode(os.fspath(d))
+    except TypeError:
+        raise invalid(f"protect entries must be paths (got {quote(d)} of type {type(d).__name__})") from None
+    if os.path.isabs(path):
+        return check_directory("protect", path, must_exist=False)
+    if path == "" or "\0" in path:
+        raise invalid(f"protect must be a directory in the workspace, without NUL bytes (got {quote(path)})")
+    return path
+
+
 def shell_options(no_login: Any = False, scrub_env: Any = False, agent_env: Any = False, env_allow: Any = None,
                   workspace: Any = None,
                   redact: Any = False, redact_patterns: Any = None, spill: Any = None, spill_max: Any = None,
-                  capture: Any = None, agent: Any = False) -> ShellOptions:
+                  capture: Any = None, agent: Any = False, sandbox: Any = None, protect: Any = None, network: Any = True) -> ShellOptions:
     """Check the pass-through options, in the order of run()'s signature."""
     no_login = check_flag("no_login", no_login)
     scrub_env = check_flag("scrub_env", scrub_env)
@@ -523,10 +566,12 @@ def shell_options(no_login: Any = False, scrub_env: Any = False, agent_env: Any 
     redact = check_flag("redact", redact)
     patterns = check_redact_patterns(redact_patterns)
     spill = check_spill_dir(spill)
+    mode, protected, no_network = check_sandbox(sandbox, workspace, protect, network)
     return ShellOptions(no_login=no_login, scrub_env=scrub_env, agent_env=agent_env, env_allow=allow,
                         workspace=workspace, redact=redact, redact_patterns=patterns, spill=spill,
                         spill_max=check_spill_max(spill_max, spill), capture=check_capture(capture),
-                        agent=check_flag("agent", agent))
+                        agent=check_flag("agent", agent),
+                        sandbox=mode, protect=protected, no_network=no_network)
 
 
 def request(command: Any, cwd: Any, timeout: Any, budget: Any, grace: Any, env: Any,
