@@ -82,25 +82,53 @@ func plainEnd(p []byte, i int) int {
 			}
 			i += 8
 		}
-		if i == len(p) {
-			return i
-		}
-		switch b := p[i]; {
-		case b >= 0x20 && b < 0x7F:
-			i++
-		case b < 0x80:
-			return i // a C0 control or DEL
-		case b == 0xC2:
-			if i+1 == len(p) || p[i+1] < 0xA0 {
-				return i
+	bytewise:
+		for i < len(p) {
+			switch classes[p[i]] {
+			case plainASCII:
+				i++
+				if i+8 <= len(p) {
+					break bytewise // back to words
+				}
+				continue
+			case plainHigh:
+				i++
+				continue
+			case lead2:
+				if i+1 < len(p) && p[i+1] >= 0xA0 {
+					i += 2
+					continue
+				}
 			}
-			i += 2
-		default:
-			i++ // a lead or continuation byte of a printable code point
+			return i
 		}
 	}
 	return i
 }
+
+// Byte classes for plainEnd.
+const (
+	plainASCII = iota // 0x20-0x7E
+	plainHigh         // a byte of a printable non-ASCII code point
+	special           // a C0 control or DEL
+	lead2             // 0xC2: a C1 control follows, or a Latin-1 character
+)
+
+var classes = func() (c [256]uint8) {
+	for b := range c {
+		switch {
+		case b >= 0x20 && b < 0x7F:
+			c[b] = plainASCII
+		case b < 0x80:
+			c[b] = special
+		case b == 0xC2:
+			c[b] = lead2
+		default:
+			c[b] = plainHigh
+		}
+	}
+	return c
+}()
 
 // control acts on a C0 control or DEL met in text or inside a sequence.
 func (t *Tidier) control(dst []byte, b byte) []byte {
