@@ -208,7 +208,7 @@ func (s *session) announce(c *child, cont *reaper.Containment) {
 		Command: s.cfg.shownCommand(), Cwd: s.cfg.Cwd, Timeout: s.cfg.Timeout, Budget: s.cfg.Budget,
 		Containment: cont.Name(), Cgroup: s.leafDir,
 		Capture: s.cfg.Capture.String(), Lifetime: s.cfg.Lifetime, Spill: spillDir, Login: !s.cfg.NoLogin,
-		User: runAs(s.cfg.User),
+		User: runAs(s.cfg.User), Tidy: s.cfg.Tidy,
 	})
 }
 
@@ -400,6 +400,7 @@ func (s *session) totals(w *reaper.Waiter, end ending, rep reaper.Report, drainT
 		Result:       res,
 		CancelReason: end.reason,
 		StdoutBytes:  t.StdoutBytes, StderrBytes: t.StderrBytes,
+		StreamText: s.streams.text(),
 		Redactions: s.streams.redactions(), Capture: s.cfg.Capture.String(), LeftOut: kept,
 		Spill: s.streams.closeSpill(),
 		User:  runAs(s.cfg.User),

@@ -138,14 +138,14 @@ func (t *Tidier) MarkBinary() {
 func (t *Tidier) Binary() bool { return t.binary }
 
 // CloseBinary appends the one line that stands for a binary stream of total raw bytes that
-// start with head (its first bytes, at most 16 shown): "[binary output: N bytes; starts 7f 45
+// start with head (its first bytes, at most 8 shown): "[binary output: N bytes; starts 7f 45
 // 4c 46 …]".
 func (t *Tidier) CloseBinary(dst []byte, total int64, head []byte) []byte {
 	n0 := len(dst)
 	dst = append(dst, "[binary output: "...)
 	dst = strconv.AppendInt(dst, total, 10)
 	dst = append(dst, " bytes; starts"...)
-	head = head[:min(len(head), 16)]
+	head = head[:min(len(head), 8)]
 	for _, b := range head {
 		dst = append(dst, ' ', hex[b>>4], hex[b&15])
 	}

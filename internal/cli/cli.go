@@ -60,6 +60,9 @@ options:
                      suffixes: 1h)
   --redact           replace secrets (tokens, keys) in the captured text
   --redact-pattern RE  a further secret pattern (Go regexp; repeatable; implies --redact)
+  --tidy             tidy the captured text: no escape sequences, no progress
+                     redraws, repeated lines folded, binary output named
+                     (docs/tidy.md)
   --quiet            human mode: no summary line
   --version          print the version
   --help             print this help
@@ -208,7 +211,7 @@ func options(argv []string) []string {
 }
 
 // optionNames lists the options for an "unknown option" message.
-const optionNames = "--timeout, --cwd, --budget, --grace, --no-login, --scrub-env, --agent-env, --env-allow, --workspace, --frames, --pidns, --user, --max-procs, --max-memory, --cgroup, --no-cgroup, --require, --spill, --spill-max, --capture, --lifetime, --redact, --redact-pattern, --quiet, --version, --help"
+const optionNames = "--timeout, --cwd, --budget, --grace, --no-login, --scrub-env, --agent-env, --env-allow, --workspace, --frames, --pidns, --user, --max-procs, --max-memory, --cgroup, --no-cgroup, --require, --spill, --spill-max, --capture, --lifetime, --redact, --redact-pattern, --tidy, --quiet, --version, --help"
 
 // describeFlagError rewords the flag package's errors, naming the option
 // the way the user typed it ("-V" stays "-V", "--V" stays "--V").
@@ -253,5 +256,6 @@ func outputFlags(fs *flag.FlagSet, o *supervisor.OutputArgs) {
 		o.RedactPatterns = append(o.RedactPatterns, s)
 		return nil
 	})
+	fs.BoolVar(&o.Tidy, "tidy", false, "")
 	fs.BoolVar(&o.Quiet, "quiet", false, "")
 }
