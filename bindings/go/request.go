@@ -150,6 +150,14 @@ type Request struct {
 	Redact         bool
 	RedactPatterns []string
 
+	// Tidy tidies the captured text and progress (shellsup --tidy,
+	// docs/tidy.md): escape sequences and controls removed, carriage
+	// returns and backspaces applied (a redrawn progress line keeps its
+	// final state), runs of identical lines folded, a binary stream
+	// replaced by one line. The budget counts the tidied text; the spill
+	// files keep the raw bytes.
+	Tidy bool
+
 	// Capture says which part of the output the totals keep when it
 	// exceeds the budget: "" or "head" (the default), "tail", or
 	// "head+tail" (shellsup --capture).
@@ -214,6 +222,7 @@ type shellOptions struct {
 	redact                      bool
 	redactPatterns              []string
 	capture                     string
+	tidy                        bool
 }
 
 // validate checks every field and returns the run's configuration, or a
@@ -360,7 +369,7 @@ func validateEnv(env []string) error {
 func (r Request) shellOptions() shellOptions {
 	return shellOptions{noLogin: r.NoLogin, scrubEnv: r.ScrubEnv, agentEnv: r.AgentEnv, workspace: r.Workspace,
 		envAllow: slices.Clone(r.EnvAllow), redact: r.Redact || len(r.RedactPatterns) > 0,
-		redactPatterns: slices.Clone(r.RedactPatterns), capture: r.Capture}
+		redactPatterns: slices.Clone(r.RedactPatterns), capture: r.Capture, tidy: r.Tidy}
 }
 
 // validatePath checks what can be checked of a directory shellsup
@@ -474,6 +483,7 @@ func (o shellOptions) args() []string {
 		args = append(args, "--redact-pattern="+p)
 	}
 	value("--capture", o.capture)
+	flag(o.tidy, "--tidy")
 	return args
 }
 

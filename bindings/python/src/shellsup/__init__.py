@@ -92,6 +92,7 @@ def run(
     spill: Optional[PathLike] = None,
     spill_max: Optional[Union[int, str]] = None,
     capture: Optional[str] = None,
+    tidy: bool = False,
 ) -> SkillResult:
     """Run ``/bin/bash -lc command`` under shellsup and return its SkillResult.
 
@@ -171,6 +172,12 @@ def run(
         256 MiB. It needs spill.
     capture: what the result keeps past the budget: ``"head"`` (None, the
         default), ``"tail"`` or ``"head+tail"``.
+    tidy: tidy the captured text and progress (shellsup --tidy,
+        docs/tidy.md): escape sequences and controls removed, carriage
+        returns applied (a redrawn progress line keeps its final state),
+        runs of identical lines folded, a binary stream replaced by one
+        line. The budget counts the tidied text; spill files keep the raw
+        bytes. ``result.streams`` says, per stream, what was tidied away.
 
     Non-zero exits, timeouts and cancellations are results. Raises
     ShellsupError for a run that cannot happen or whose end shellsup did not
@@ -184,7 +191,8 @@ def run(
     req = request(command, cwd, timeout, budget, grace, env, max_procs, max_memory, pidns, user=user,
                   no_login=no_login,
                   scrub_env=scrub_env, agent_env=agent_env, env_allow=env_allow, workspace=workspace, redact=redact,
-                  redact_patterns=redact_patterns, spill=spill, spill_max=spill_max, capture=capture)
+                  redact_patterns=redact_patterns, spill=spill, spill_max=spill_max, capture=capture,
+                  tidy=tidy)
     progress = check_progress(progress)
     runner = Run(req, find_binary(), progress)
     runner.start()
@@ -214,6 +222,7 @@ async def run_async(
     spill: Optional[PathLike] = None,
     spill_max: Optional[Union[int, str]] = None,
     capture: Optional[str] = None,
+    tidy: bool = False,
 ) -> SkillResult:
     """The asyncio variant of run(), with the same parameters and result.
 
@@ -227,6 +236,7 @@ async def run_async(
     req = request(command, cwd, timeout, budget, grace, env, max_procs, max_memory, pidns, user=user,
                   no_login=no_login,
                   scrub_env=scrub_env, agent_env=agent_env, env_allow=env_allow, workspace=workspace, redact=redact,
-                  redact_patterns=redact_patterns, spill=spill, spill_max=spill_max, capture=capture)
+                  redact_patterns=redact_patterns, spill=spill, spill_max=spill_max, capture=capture,
+                  tidy=tidy)
     progress = check_progress(progress)
     return await AsyncRun(req, find_binary(), progress).wait()

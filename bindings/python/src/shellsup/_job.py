@@ -536,6 +536,7 @@ def start(
     redact: bool = False,
     redact_patterns: Optional[Sequence[str]] = None,
     capture: Optional[str] = None,
+    tidy: bool = False,
     **extra: Any,
 ) -> Job:
     """Start ``/bin/bash -lc command`` as a background job under shellsup and return its Job.
@@ -555,7 +556,7 @@ def start(
     _refuse_extra(extra)
     base = request(command, cwd, 1, budget, grace, env, max_procs, max_memory, pidns, user=user,  # 1: replaced by the lifetime
                    no_login=no_login, scrub_env=scrub_env, agent_env=agent_env, env_allow=env_allow, workspace=workspace,
-                   redact=redact, redact_patterns=redact_patterns, capture=capture)
+                   redact=redact, redact_patterns=redact_patterns, capture=capture, tidy=tidy)
     life = check_lifetime(lifetime)
     spill_dir = check_spill_dir(spill)
     limit = check_spill_max(spill_max, spill_dir, needs_spill=False)

@@ -44,6 +44,11 @@ class SkillResult(dict):
       ``signalled``, ``killed``, ``reaped``, ``rounds``, ``stragglers``,
       ``ms``, ``drainTimedOut`` and ``stragglersOmitted``. ``stragglers`` lists processes that could
       not be killed; it is empty when nothing survived.
+    - ``streams``: what became of each stream's bytes on their way to text,
+      ``{"stdout": {...}, "stderr": {...}}``, each with ``lossyBytes`` (raw
+      bytes that became U+FFFD), ``binary`` (a NUL byte, or more than 10% of
+      the first 8 KiB lost) and ``tidiedBytes`` (with tidy=True, the bytes
+      the tidier took out less those it put in; docs/tidy.md).
     """
 
     def __init__(
@@ -52,10 +57,12 @@ class SkillResult(dict):
         *,
         cancel_reason: Optional[str] = None,
         cleanup: Optional[Dict[str, Any]] = None,
+        streams: Optional[Dict[str, Dict[str, Any]]] = None,
     ) -> None:
         super().__init__(data)
         self.cancel_reason = cancel_reason
         self.cleanup: Dict[str, Any] = dict(cleanup or {})
+        self.streams: Dict[str, Dict[str, Any]] = dict(streams or {})
 
     def __await__(self) -> Iterator[Any]:
         """``await result`` returns the result at once."""
@@ -90,4 +97,17 @@ def from_totals(frame: Mapping[str, Any]) -> SkillResult:
         {key: frame[key] for key in RESULT_KEYS},
         cancel_reason=frame.get("cancelReason") or None,
         cleanup=cleanup if isinstance(cleanup, dict) else {},
+        streams=_streams(frame),
     )
+
+
+def _streams(frame: Mapping[str, Any]) -> Dict[str, Dict[str, Any]]:
+    """The per-stream text accounting of a totals frame (stdoutLossyBytes, …)."""
+    return {
+        name: {
+            "lossyBytes": frame.get(name + "LossyBytes", 0),
+            "binary": frame.get(name + "Binary", False),
+            "tidiedBytes": frame.get(name + "TidiedBytes", 0),
+        }
+        for name in ("stdout", "stderr")
+    }

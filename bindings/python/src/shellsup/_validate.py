@@ -60,6 +60,7 @@ class ShellOptions:
     spill: Optional[str] = None  # absolute
     spill_max: Optional[int] = None
     capture: Optional[str] = None
+    tidy: bool = False
 
     def flags(self) -> List[str]:
         """shellsup's flags for these options, in --name=value form (a value
@@ -79,6 +80,8 @@ class ShellOptions:
             flags.append("--spill-max=" + str(self.spill_max))
         if self.capture is not None:
             flags.append("--capture=" + self.capture)
+        if self.tidy:
+            flags.append("--tidy")
         return flags
 
 
@@ -467,7 +470,7 @@ def check_capture(capture: Any) -> Optional[str]:
 def shell_options(no_login: Any = False, scrub_env: Any = False, agent_env: Any = False, env_allow: Any = None,
                   workspace: Any = None,
                   redact: Any = False, redact_patterns: Any = None, spill: Any = None, spill_max: Any = None,
-                  capture: Any = None) -> ShellOptions:
+                  capture: Any = None, tidy: Any = False) -> ShellOptions:
     """Check the pass-through options, in the order of run()'s signature."""
     no_login = check_flag("no_login", no_login)
     scrub_env = check_flag("scrub_env", scrub_env)
@@ -479,7 +482,8 @@ def shell_options(no_login: Any = False, scrub_env: Any = False, agent_env: Any 
     spill = check_spill_dir(spill)
     return ShellOptions(no_login=no_login, scrub_env=scrub_env, agent_env=agent_env, env_allow=allow,
                         workspace=workspace, redact=redact, redact_patterns=patterns, spill=spill,
-                        spill_max=check_spill_max(spill_max, spill), capture=check_capture(capture))
+                        spill_max=check_spill_max(spill_max, spill), capture=check_capture(capture),
+                        tidy=check_flag("tidy", tidy))
 
 
 def request(command: Any, cwd: Any, timeout: Any, budget: Any, grace: Any, env: Any,
