@@ -45,9 +45,9 @@ func (p *pump) passDecoded(raw int, b, text []byte) {
 	if !tp.armed && tp.t.Holding() {
 		tp.armed = true
 		if tp.timer == nil {
-			tp.timer = time.AfterFunc(tidy.HoldFor, p.releaseHeld)
+			tp.timer = time.AfterFunc(seamTidyHold(tidy.HoldFor), p.releaseHeld)
 		} else {
-			tp.timer.Reset(tidy.HoldFor)
+			tp.timer.Reset(seamTidyHold(tidy.HoldFor))
 		}
 	}
 }
