@@ -20,11 +20,10 @@ const (
 	c2             // 0xC2 at the end of a write: a C1 control or a Latin-1 character
 )
 
-// SWAR masks: a word has a byte below 0x20, or at or above 0x7F, when these say so.
+// SWAR masks for stops.
 const (
 	ones  = 0x0101010101010101
 	highs = 0x8080808080808080
-	lows  = 0x7F7F7F7F7F7F7F7F
 )
 
 // maxArg bounds a CSI parameter (a cursor move pads the line with at most this many spaces).
@@ -72,63 +71,36 @@ func (t *Tidier) scan(dst, p []byte) []byte {
 }
 
 // plainEnd returns the end of the run of printable text that starts at p[i]: it stops at a C0
-// control, DEL, and a C1 control (C2 80-C2 9F), eight ASCII bytes at a time.
+// control, DEL, and a C1 control (C2 80-C2 9F). It looks at eight bytes at a time, for a byte
+// below 0x20, a DEL or a 0xC2, whatever the others are.
 func plainEnd(p []byte, i int) int {
 	for i < len(p) {
-		for i+8 <= len(p) {
-			x := binary.LittleEndian.Uint64(p[i:])
-			if (x-0x20*ones)&^x&highs|((x&lows)+ones|x)&highs != 0 {
-				break
-			}
+		for i+8 <= len(p) && !stops(binary.LittleEndian.Uint64(p[i:])) {
 			i += 8
 		}
-	bytewise:
-		for i < len(p) {
-			switch classes[p[i]] {
-			case plainASCII:
+		for end := min(i+8, len(p)); i < end; {
+			switch b := p[i]; {
+			case b >= 0x20 && b != 0x7F && b != 0xC2:
 				i++
-				if i+8 <= len(p) {
-					break bytewise // back to words
-				}
-				continue
-			case plainHigh:
-				i++
-				continue
-			case lead2:
-				if i+1 < len(p) && p[i+1] >= 0xA0 {
-					i += 2
-					continue
-				}
+			case b == 0xC2 && i+1 < len(p) && p[i+1] >= 0xA0:
+				i += 2 // a Latin-1 character, not a C1 control
+			default:
+				return i
 			}
-			return i
 		}
 	}
 	return i
 }
 
-// Byte classes for plainEnd.
-const (
-	plainASCII = iota // 0x20-0x7E
-	plainHigh         // a byte of a printable non-ASCII code point
-	special           // a C0 control or DEL
-	lead2             // 0xC2: a C1 control follows, or a Latin-1 character
-)
-
-var classes = func() (c [256]uint8) {
-	for b := range c {
-		switch {
-		case b >= 0x20 && b < 0x7F:
-			c[b] = plainASCII
-		case b < 0x80:
-			c[b] = special
-		case b == 0xC2:
-			c[b] = lead2
-		default:
-			c[b] = plainHigh
-		}
-	}
-	return c
-}()
+// stops reports whether the word x holds a byte below 0x20, a DEL or a 0xC2. (Each test is
+// exact for "some byte": a borrow that could set a false high bit starts at a true one.)
+func stops(x uint64) bool {
+	const del, c2 = 0x7F * ones, 0xC2 * ones
+	low := (x - 0x20*ones) &^ x
+	d := x ^ del
+	c := x ^ c2
+	return (low|(d-ones)&^d|(c-ones)&^c)&highs != 0
+}
 
 // control acts on a C0 control or DEL met in text or inside a sequence.
 func (t *Tidier) control(dst []byte, b byte) []byte {
@@ -357,6 +329,13 @@ func (t *Tidier) text(dst, run []byte) []byte {
 // overwrite writes run over the code points from the cursor on, as far as the line goes, and
 // returns what is left of run.
 func (t *Tidier) overwrite(run []byte) []byte {
+	t.erased = true
+	if utf8.RuneCount(run) >= utf8.RuneCount(t.line[t.cur:]) {
+		// The common redraw: the new text covers the rest of the line.
+		t.line = append(t.line[:t.cur], run...)
+		t.cur = len(t.line)
+		return nil
+	}
 	i, e := 0, t.cur
 	for i < len(run) && e < len(t.line) {
 		i += runeLen(run[i])
