@@ -20,20 +20,18 @@ func (s *Stats) lost(at int64, n int) {
 	}
 }
 
-// Binary reports whether the bytes seen so far look binary: a NUL byte, or more than 10% of the
-// first [SniffBytes] (of all the bytes, for a shorter stream) lost to U+FFFD.
+// Binary reports whether the bytes seen so far look binary: a NUL byte, or more than 10% of
+// [SniffBytes] (819 bytes) of the first SniffBytes lost to U+FFFD. A stream shorter than that is
+// binary only by a NUL: a few Latin-1 letters in a short text do not make it binary.
 func (s Stats) Binary() bool {
-	return s.NUL || s.head*10 > min(s.Bytes, SniffBytes)
+	return s.NUL || s.head*10 > SniffBytes
 }
 
-// Verdict is Binary, and whether more bytes could still change it from false (final is false
-// while the stream is shorter than SniffBytes, has no NUL, and is not binary whatever follows).
-// A stream that is not binary becomes binary later only at a NUL.
+// Verdict is Binary, and whether it is final for the lossy test (the first SniffBytes have been
+// seen, or it is already true). A stream that is not binary becomes binary later only at a NUL.
 func (s Stats) Verdict() (binary, final bool) {
-	if s.NUL || s.head*10 > SniffBytes {
-		return true, true
-	}
-	return s.Binary(), s.Bytes >= SniffBytes
+	b := s.Binary()
+	return b, b || s.Bytes >= SniffBytes
 }
 
 // Suspect reports whether some of the first SniffBytes were lost to U+FFFD.

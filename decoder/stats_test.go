@@ -14,11 +14,12 @@ func TestStats(t *testing.T) {
 		binary bool
 	}{
 		{"valid", "café\n", 0, false},
-		{"lone FF", "\xff", 1, true},
-		{"truncated sequence", "\xe2\x82A", 2, true},
-		{"incomplete at EOF", "ok\xf0\x9f\x98", 3, true},
-		{"one in ten is not more than 10%", "\xff" + strings.Repeat("a", 9), 1, false},
-		{"one in nine is", "\xff" + strings.Repeat("a", 8), 1, true},
+		{"lone FF", "\xff", 1, false},
+		{"truncated sequence", "\xe2\x82A", 2, false},
+		{"incomplete at EOF", "ok\xf0\x9f\x98", 3, false},
+		{"819 lost of 8 KiB is not more than 10%", strings.Repeat("\xff", 819) + strings.Repeat("a", SniffBytes-819), 819, false},
+		{"820 is", strings.Repeat("\xff", 820) + strings.Repeat("a", SniffBytes-820), 820, true},
+		{"820 in a short stream", strings.Repeat("\xff", 820), 820, true},
 		{"NUL", "a\x00b", 0, true},
 		{"NUL late", strings.Repeat("a", 20000) + "\x00", 0, true},
 		{"lossy past the first 8 KiB", strings.Repeat("a", SniffBytes) + strings.Repeat("\xff", 5000), 5000, false},
@@ -42,8 +43,8 @@ func TestStats(t *testing.T) {
 func TestVerdict(t *testing.T) {
 	var d Decoder
 	d.Decode(nil, []byte("\xffab"))
-	if b, final := d.Stats().Verdict(); !b || final {
-		t.Fatalf("a short lossy start: binary %v final %v, want true, not final", b, final)
+	if b, final := d.Stats().Verdict(); b || final || !d.Stats().Suspect() {
+		t.Fatalf("a short lossy start: binary %v final %v, want neither, and suspect", b, final)
 	}
 	d.Decode(nil, bytes.Repeat([]byte("x"), SniffBytes))
 	if b, final := d.Stats().Verdict(); b || !final {

@@ -186,7 +186,7 @@ type StreamText struct {
 	StdoutLossyBytes int64 `msgpack:"stdoutLossyBytes"`
 	StderrLossyBytes int64 `msgpack:"stderrLossyBytes"`
 	// StdoutBinary and StderrBinary say the stream is binary: a NUL byte, or more than 10% of
-	// its first 8 KiB lost to U+FFFD.
+	// 8 KiB (819 bytes) of its first 8 KiB lost to U+FFFD.
 	StdoutBinary bool `msgpack:"stdoutBinary"`
 	StderrBinary bool `msgpack:"stderrBinary"`
 	// StdoutTidiedBytes and StderrTidiedBytes are, with --tidy, the UTF-8 bytes of decoded text

@@ -66,7 +66,7 @@ type Result struct {
 type StreamText struct {
 	LossyBytes int64 // raw bytes that became U+FFFD
 	// Binary is set for a stream with a NUL byte, or with more than 10% of
-	// its first 8 KiB lost to U+FFFD. Under Request.Tidy its captured text
+	// 8 KiB (819 bytes) of its first 8 KiB lost to U+FFFD. Under Request.Tidy its captured text
 	// is one line, "[binary output: N bytes; starts 7f 45 4c 46 …]".
 	Binary bool
 	// TidiedBytes is, under Request.Tidy, the UTF-8 bytes of decoded text

@@ -82,11 +82,11 @@ func TestTidyBinary(t *testing.T) {
 }
 
 // Lossy bytes are counted without --tidy; a few in a text are not binary
-// (10% of a stream shorter than 8 KiB is the line).
+// (more than 819 of the first 8 KiB would be).
 func TestLossyNotBinary(t *testing.T) {
 	tot := requireTotals(t, runShellsup(t, opts{command: `printf 'caf\xe9 au lait, cr\xe8me br\xfbl\xe9e, and more words\n'`}))
 	assert.Equal(t, int64(4), tot.StdoutLossyBytes)
-	assert.False(t, tot.StdoutBinary, "4 of 45 bytes is under 10%")
+	assert.False(t, tot.StdoutBinary, "4 lossy bytes are not 820")
 	tot = requireTotals(t, runShellsup(t, opts{args: []string{"--tidy"}, command: `printf 'caf\xe9 au lait, cr\xe8me br\xfbl\xe9e, and more words\n'`}))
 	assert.Equal(t, "caf\uFFFD au lait, cr\uFFFDme br\uFFFDl\uFFFDe, and more words\n", tot.Stdout)
 	assert.Equal(t, int64(4), tot.StdoutLossyBytes)

@@ -46,8 +46,8 @@ class SkillResult(dict):
       not be killed; it is empty when nothing survived.
     - ``streams``: what became of each stream's bytes on their way to text,
       ``{"stdout": {...}, "stderr": {...}}``, each with ``lossyBytes`` (raw
-      bytes that became U+FFFD), ``binary`` (a NUL byte, or more than 10% of
-      the first 8 KiB lost) and ``tidiedBytes`` (with tidy=True, the bytes
+      bytes that became U+FFFD), ``binary`` (a NUL byte, or more than 819
+      bytes, 10% of 8 KiB, of the first 8 KiB lost) and ``tidiedBytes`` (with tidy=True, the bytes
       the tidier took out less those it put in; docs/tidy.md).
     """
 
