@@ -43,7 +43,7 @@ func (t *Tidier) scan(dst, p []byte) []byte {
 			continue
 		}
 		j := plainEnd(p, i)
-		if j < len(p) && p[j] == '\n' && len(t.line) == 0 && t.rel == 0 && !t.erased && j-i < t.max {
+		if j < len(p) && p[j] == '\n' && len(t.line) == 0 && t.rel == 0 && !t.erased && j-i <= t.max {
 			// The fast path: a whole line, straight from p to dst.
 			dst = t.whole(dst, p[i:j])
 			t.resetLine()
@@ -260,9 +260,6 @@ func (t *Tidier) csiFinal(dst []byte, final byte) []byte {
 		}
 		t.redraw = true
 	}
-	if len(t.line) >= t.max {
-		dst = t.long(dst)
-	}
 	return dst
 }
 
@@ -295,7 +292,7 @@ func (t *Tidier) moveTo(col int) {
 		c++
 	}
 	if c < col {
-		t.line = append(t.line, blanks(col-c)...)
+		t.line = append(t.line, blanks(min(col-c, t.max-len(t.line)))...) // padding stops at the cap
 		i = len(t.line)
 	}
 	if i < t.cur {
@@ -305,47 +302,62 @@ func (t *Tidier) moveTo(col int) {
 }
 
 // text puts printable text at the cursor: appended at the end of the line, or over what the
-// cursor is on. A line that reaches the cap is cut there.
+// cursor is on. A line holds at most the cap: when the next code point would make it longer, the
+// line is cut there (released and ended) and the code point starts a new one.
 func (t *Tidier) text(dst, run []byte) []byte {
 	for len(run) > 0 {
+		var rest []byte
 		if t.cur < len(t.line) {
-			run = t.overwrite(run)
+			rest = t.overwrite(run)
 		} else {
-			k := min(len(run), t.max-len(t.line))
-			for k > 0 && k < len(run) && run[k]&0xC0 == 0x80 {
-				k--
-			}
-			t.line = append(t.line, run[:k]...)
-			t.cur = len(t.line)
-			run = run[k:]
+			rest = t.appendText(run)
 		}
-		if len(t.line) >= t.max || len(run) > 0 && t.cur == len(t.line) && len(t.line)+utf8.UTFMax > t.max {
+		if len(rest) == len(run) { // not one code point fit
 			dst = t.long(dst)
 		}
+		run = rest
 	}
 	return dst
 }
 
-// overwrite writes run over the code points from the cursor on, as far as the line goes, and
-// returns what is left of run.
+// appendText appends as much of run as fits under the cap, whole code points, and returns the
+// rest.
+func (t *Tidier) appendText(run []byte) []byte {
+	k := min(len(run), t.max-len(t.line))
+	if k < len(run) {
+		for k > 0 && run[k]&0xC0 == 0x80 {
+			k--
+		}
+	}
+	t.line = append(t.line, run[:k]...)
+	t.cur = len(t.line)
+	return run[k:]
+}
+
+// overwrite writes run over the code points from the cursor on, as far as the line goes and the
+// cap allows, and returns what is left of run.
 func (t *Tidier) overwrite(run []byte) []byte {
-	t.erased = true
-	if utf8.RuneCount(run) >= utf8.RuneCount(t.line[t.cur:]) {
+	if t.cur+len(run) <= t.max && utf8.RuneCount(run) >= utf8.RuneCount(t.line[t.cur:]) {
 		// The common redraw: the new text covers the rest of the line.
 		t.line = append(t.line[:t.cur], run...)
 		t.cur = len(t.line)
+		t.erased = true
 		return nil
 	}
 	i, e := 0, t.cur
 	for i < len(run) && e < len(t.line) {
-		i += runeLen(run[i])
-		e += runeLen(t.line[e])
+		ri, re := min(runeLen(run[i]), len(run)-i), min(runeLen(t.line[e]), len(t.line)-e)
+		if len(t.line)+(i+ri)-(e+re-t.cur) > t.max {
+			break // this code point would make the line longer than the cap
+		}
+		i += ri
+		e += re
 	}
-	i = min(i, len(run))
-	e = min(e, len(t.line))
-	t.splice(t.cur, e, run[:i])
-	t.cur += i
-	t.erased = true
+	if i > 0 {
+		t.splice(t.cur, e, run[:i])
+		t.cur += i
+		t.erased = true
+	}
 	return run[i:]
 }
 
