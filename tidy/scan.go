@@ -2,6 +2,7 @@ package tidy
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"slices"
 	"unicode/utf8"
 )
@@ -337,7 +338,7 @@ func (t *Tidier) appendText(run []byte) []byte {
 // overwrite writes run over the code points from the cursor on, as far as the line goes and the
 // cap allows, and returns what is left of run.
 func (t *Tidier) overwrite(run []byte) []byte {
-	if t.cur+len(run) <= t.max && utf8.RuneCount(run) >= utf8.RuneCount(t.line[t.cur:]) {
+	if t.cur+len(run) <= t.max && runeCount(run) >= runeCount(t.line[t.cur:]) {
 		// The common redraw: the new text covers the rest of the line.
 		t.line = append(t.line[:t.cur], run...)
 		t.cur = len(t.line)
@@ -388,6 +389,23 @@ func blanks(n int) []byte {
 		b[i] = ' '
 	}
 	return b
+}
+
+// runeCount counts the code points of valid UTF-8 b: its bytes that are not continuation
+// bytes, eight at a time.
+func runeCount(b []byte) int {
+	cont := 0
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		cont += bits.OnesCount64(x &^ (x << 1) & highs) // bit 7 set, bit 6 clear: 10xxxxxx
+	}
+	for ; i < len(b); i++ {
+		if b[i]&0xC0 == 0x80 {
+			cont++
+		}
+	}
+	return len(b) - cont
 }
 
 // runeLen is the length of the code point whose first byte is b (1 for a stray byte).

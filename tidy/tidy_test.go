@@ -3,6 +3,7 @@ package tidy
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // tidyAll runs text through a fresh Tidier in one write and closes it.
@@ -10,6 +11,14 @@ func tidyAll(text string) string {
 	t := New(MaxLine)
 	out := t.Write(nil, []byte(text))
 	return string(t.Close(out))
+}
+
+func TestRuneCount(t *testing.T) {
+	for _, s := range []string{"", "a", "é", "ascii only here", "███░░ ▍ 42%", "日本語のテキストです", "\U0001F600 x \U0001F600\U0001F600"} {
+		if got, want := runeCount([]byte(s)), utf8.RuneCountInString(s); got != want {
+			t.Errorf("runeCount(%q) = %d, want %d", s, got, want)
+		}
+	}
 }
 
 func TestTidy(t *testing.T) {
