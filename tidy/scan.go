@@ -1,6 +1,7 @@
 package tidy
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/bits"
 	"slices"
@@ -33,6 +34,7 @@ const maxArg = 4096
 // scan is Write's byte scan. It may leave the previous whole line in dst: Write then copies it
 // out (keepPrev).
 func (t *Tidier) scan(dst, p []byte) []byte {
+	c1 := bytes.IndexByte(p, 0xC2) >= 0 // else no word need be looked at for a C1 control
 	i := 0
 	for i < len(p) {
 		if t.st != ground {
@@ -43,7 +45,7 @@ func (t *Tidier) scan(dst, p []byte) []byte {
 			}
 			continue
 		}
-		j := plainEnd(p, i)
+		j := plainEnd(p, i, c1)
 		if j < len(p) && p[j] == '\n' && len(t.line) == 0 && t.rel == 0 && !t.erased && j-i <= t.max {
 			// The fast path: a whole line, straight from p to dst.
 			dst = t.whole(dst, p[i:j])
@@ -72,12 +74,21 @@ func (t *Tidier) scan(dst, p []byte) []byte {
 }
 
 // plainEnd returns the end of the run of printable text that starts at p[i]: it stops at a C0
-// control, DEL, and a C1 control (C2 80-C2 9F). It looks at eight bytes at a time, for a byte
-// below 0x20, a DEL or a 0xC2, whatever the others are.
-func plainEnd(p []byte, i int) int {
+// control, DEL, and (when c1, p holding a 0xC2) a C1 control (C2 80-C2 9F). It looks at sixteen
+// bytes at a time, whatever they are.
+func plainEnd(p []byte, i int, c1 bool) int {
 	for i < len(p) {
-		for i+8 <= len(p) && !stops(binary.LittleEndian.Uint64(p[i:])) {
-			i += 8
+		if c1 {
+			for i+8 <= len(p) && !stops(binary.LittleEndian.Uint64(p[i:])) {
+				i += 8
+			}
+		} else {
+			for i+16 <= len(p) && controlBits(binary.LittleEndian.Uint64(p[i:]))|controlBits(binary.LittleEndian.Uint64(p[i+8:])) == 0 {
+				i += 16
+			}
+			for i+8 <= len(p) && controlBits(binary.LittleEndian.Uint64(p[i:])) == 0 {
+				i += 8
+			}
 		}
 		for end := min(i+8, len(p)); i < end; {
 			switch b := p[i]; {
@@ -96,11 +107,16 @@ func plainEnd(p []byte, i int) int {
 // stops reports whether the word x holds a byte below 0x20, a DEL or a 0xC2. (Each test is
 // exact for "some byte": a borrow that could set a false high bit starts at a true one.)
 func stops(x uint64) bool {
-	const del, c2 = 0x7F * ones, 0xC2 * ones
-	low := (x - 0x20*ones) &^ x
-	d := x ^ del
+	const c2 = 0xC2 * ones
 	c := x ^ c2
-	return (low|(d-ones)&^d|(c-ones)&^c)&highs != 0
+	return controlBits(x)|(c-ones)&^c&highs != 0
+}
+
+// controlBits has a high bit set if x holds a byte below 0x20 or a DEL (0x7F).
+func controlBits(x uint64) uint64 {
+	const del = 0x7F * ones
+	d := x ^ del
+	return ((x-0x20*ones)&^x | (d-ones)&^d) & highs
 }
 
 // control acts on a C0 control or DEL met in text or inside a sequence.
