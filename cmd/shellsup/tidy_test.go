@@ -147,3 +147,24 @@ func TestTidyThenRedact(t *testing.T) {
 	tot := requireTotals(t, runShellsup(t, opts{args: []string{"--tidy", "--redact"}, command: `printf 'key=AKIAIOSF\033[1mODNN7EXAMPLE\033[0m\n'`}))
 	assert.Equal(t, "key="+awsReplace+"\n", tot.Stdout)
 }
+
+// A tail capture keeps the end of the tidied text: the window is fed what
+// the tidier releases.
+func TestTidyTailCapture(t *testing.T) {
+	cmd := `for i in $(seq 1 5000); do printf '\033[32mline %d\033[0m\r\n' $i; done`
+	tot := requireTotals(t, runShellsup(t, opts{args: []string{"--tidy", "--capture", "tail", "--budget", "4096"}, command: cmd}))
+	assert.True(t, tot.Truncated)
+	assert.True(t, strings.HasSuffix(tot.Stdout, "line 4999\nline 5000\n"), "%q", tot.Stdout[max(len(tot.Stdout)-60, 0):])
+	assert.NotContains(t, tot.Stdout, "\x1b")
+	assert.NotContains(t, tot.Stdout, "\r")
+	assert.LessOrEqual(t, tot.CapturedBytes, int64(4096))
+}
+
+// Human mode forwards the raw bytes to the terminal (it draws them); the
+// summary counts the tidied capture.
+func TestTidyHumanMode(t *testing.T) {
+	stdout, stderr, code := human(t, []string{"--tidy"}, `printf '\033[1mbold\033[0m\n'`)
+	assert.Equal(t, 0, code)
+	assert.Equal(t, "\x1b[1mbold\x1b[0m\n", string(stdout))
+	assert.Contains(t, string(stderr), "captured 5 of 13 bytes")
+}
