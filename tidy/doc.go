@@ -10,9 +10,9 @@
 // (CSI K) and the horizontal cursor moves CSI G, C and D to the line they act on, so a line
 // redrawn a thousand times keeps only its final state ("\r\n" is a newline); and it folds three
 // or more identical consecutive lines into the first and one line "… (same line N more times)",
-// when that line is shorter than the copies it replaces. Its memory is bounded: a line is held
-// up to [Tidier]'s line cap (past it the line is released as far as it goes, and goes on as a
-// continuation), and escape strings are consumed without being kept.
+// when that line is shorter than the copies it replaces. Its memory is bounded: a line holds at
+// most the line cap given to [New] (a code point that would pass it ends the line there, released
+// with a newline, and starts the next), and escape strings are consumed without being kept.
 //
 // Streaming: a complete line is released at its "\n" (a run of identical lines at the first
 // different line, or at Close). A partial line is released by [Tidier.Flush], which the caller
