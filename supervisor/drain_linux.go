@@ -260,7 +260,8 @@ func (p *pump) backlog(err error, take func([]byte)) {
 }
 
 // reads reports whether the text still matters: until the capture is
-// spent, or to the end for a window or for redacted text forwarded.
+// spent, or to the end for a window or for redacted text forwarded; under
+// --tidy, not past the verdict that the stream is binary.
 func (p *pump) reads() bool {
 	if p.sinking() {
 		return false
