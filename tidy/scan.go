@@ -38,6 +38,9 @@ func (t *Tidier) scan(dst, p []byte) []byte {
 	i := 0
 	for i < len(p) {
 		if t.st != ground {
+			if i = t.skip(p, i); i == len(p) {
+				break
+			}
 			var again bool
 			dst, again = t.sequence(dst, p[i])
 			if !again {
@@ -155,6 +158,35 @@ func (t *Tidier) c1(dst []byte, b byte) []byte {
 
 func (t *Tidier) startCSI() {
 	t.st, t.arg, t.more, t.priv = csi, -1, false, false
+}
+
+// skip passes over the bytes of a control string's body and of a CSI's parameters, which change
+// no state but the CSI's first parameter, and returns the index of the next byte that does.
+func (t *Tidier) skip(p []byte, i int) int {
+	switch t.st {
+	case str:
+		for i < len(p) {
+			if b := p[i]; b == 0x07 || b == 0x1B || b == 0xC2 || b == '\n' {
+				break
+			}
+			i++
+		}
+	case csi:
+		for ; i < len(p); i++ {
+			b := p[i]
+			switch {
+			case b >= '0' && b <= '9':
+				if !t.more {
+					t.arg = min(max(t.arg, 0)*10+int(b-'0'), maxArg)
+				}
+			case b == ';' || b == ':':
+				t.more = true
+			default:
+				return i
+			}
+		}
+	}
+	return i
 }
 
 // sequence takes one byte of an escape sequence. again says the byte ended the sequence
