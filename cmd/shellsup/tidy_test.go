@@ -128,7 +128,7 @@ func TestTidyLsColorKeepsEveryName(t *testing.T) {
 func TestTidyPartialLineLive(t *testing.T) {
 	var at time.Duration
 	began := time.Now()
-	r := runShellsup(t, opts{args: []string{"--tidy"}, command: "printf 'Password: '; sleep 3; echo ok",
+	r := runShellsup(t, opts{args: []string{"--tidy"}, command: "printf 'Password: '; sleep 2; echo ok",
 		onFrame: func(_ *running, f protocol.Frame) {
 			if p, ok := f.(*protocol.Progress); ok && at == 0 {
 				at = time.Since(began)
@@ -138,7 +138,7 @@ func TestTidyPartialLineLive(t *testing.T) {
 	tot := requireTotals(t, r)
 	assert.Equal(t, "Password: ok\n", tot.Stdout)
 	require.NotZero(t, at)
-	assert.Less(t, at, 2500*time.Millisecond, "the prompt waited for its line's end")
+	assert.Less(t, at, 1500*time.Millisecond, "the prompt waited for its line's end")
 }
 
 // --tidy happens before --redact: a secret split by colour codes is still
