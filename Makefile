@@ -82,6 +82,7 @@ fuzz: ## run the fuzzers (FUZZ_EXECS inputs each)
 	$(GO) test -run '^$$' -fuzz FuzzDecoder -fuzztime $(FUZZ_EXECS)x ./decoder/
 	$(GO) test -run '^$$' -fuzz FuzzCapture -fuzztime $(FUZZ_EXECS)x ./decoder/
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZ_EXECS)x ./protocol/
+	$(GO) test -run '^$$' -fuzz FuzzTidy -fuzztime $(FUZZ_EXECS)x ./tidy/
 
 FUZZ_PYTHON_CASES ?= 1000000
 

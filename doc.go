@@ -23,6 +23,7 @@
 //	cgroup                the cgroup tier: a leaf per run
 //	pidns                 the PID-namespace tier (--pidns)
 //	sandbox               the opt-in sandbox: Landlock rules, a network namespace, a private TMPDIR
+//	tidy                  --tidy: escape sequences, redraws and repeats out of the captured text
 //	ports                 the ports a job's processes listen on
 //	internal/linux        the system-call wrappers (EINTR retried here only)
 //	internal/procstat     the one /proc/PID/stat parser

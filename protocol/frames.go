@@ -59,6 +59,7 @@ type Start struct {
 	Lifetime    float64 `msgpack:"lifetime"`    // a job's lifetime in seconds, 0 for a call with a timeout
 	Spill       string  `msgpack:"spill"`       // the run's spill directory, "" without --spill
 	Login       bool    `msgpack:"login"`       // bash -lc (true) or bash --norc -c (--no-login)
+	Tidy        bool    `msgpack:"tidy"`        // --tidy: the captured text is tidied
 	// Cgroup is the run's leaf cgroup v2 directory in the cgroup tier (a
 	// caller that sees shellsup die without totals writes 1 to its
 	// cgroup.kill); absent otherwise.
@@ -192,6 +193,27 @@ type Totals struct {
 	Sandbox *Sandbox `msgpack:"sandbox,omitempty"` // only with a sandbox, as in Start
 	// Status is how the run ended, one of the Status words (status.go).
 	Status string `msgpack:"status,omitempty"`
+	// StreamText is what became of each stream's bytes: lossy, binary, tidied.
+	StreamText
+}
+
+// StreamText is, per stream, what became of the raw bytes on their way to text: inlined in
+// Totals. Lossy and binary describe the bytes shellsup decoded (all of a stream, except what a
+// head capture drains past its budget without decoding, and what follows the binary verdict
+// under --tidy).
+type StreamText struct {
+	// StdoutLossyBytes and StderrLossyBytes are the raw bytes that became U+FFFD.
+	StdoutLossyBytes int64 `msgpack:"stdoutLossyBytes"`
+	StderrLossyBytes int64 `msgpack:"stderrLossyBytes"`
+	// StdoutBinary and StderrBinary say the stream is binary: a NUL byte, or more than 10% of
+	// 8 KiB (819 bytes) of its first 8 KiB lost to U+FFFD.
+	StdoutBinary bool `msgpack:"stdoutBinary"`
+	StderrBinary bool `msgpack:"stderrBinary"`
+	// StdoutTidiedBytes and StderrTidiedBytes are, with --tidy, the UTF-8 bytes of decoded text
+	// the tidier took out (escape sequences, controls, redrawn states, folded copies) less those
+	// it put in (fold lines, a binary line); 0 without --tidy.
+	StdoutTidiedBytes int64 `msgpack:"stdoutTidiedBytes"`
+	StderrTidiedBytes int64 `msgpack:"stderrTidiedBytes"`
 }
 
 // Spill names a run's spill files and what they hold.

@@ -92,8 +92,6 @@ type Config struct {
 
 	// Agent is --agent as given (its settings are in the other fields).
 	Agent bool
-	// Tidy is --tidy: set by --agent unless --tidy was given.
-	Tidy bool
 	// Sandbox, when not nil, is what --sandbox and --no-network ask for.
 	Sandbox *sandbox.Policy
 }

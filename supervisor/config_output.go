@@ -20,6 +20,7 @@ type OutputArgs struct {
 	Lifetime       string   // --lifetime SECONDS (suffixes s, m, h, d)
 	Redact         bool     // --redact
 	RedactPatterns []string // --redact-pattern RE, repeatable; implies Redact
+	Tidy           bool     // --tidy
 	Quiet          bool     // --quiet: no summary line in human mode
 }
 
@@ -30,6 +31,7 @@ type OutputConfig struct {
 	Capture  decoder.Mode
 	Redact   []redact.Pattern
 	Redacts  bool // --redact or --redact-pattern given
+	Tidy     bool // --tidy, or --agent unless --tidy was given: the captured text is tidied (package tidy)
 	Quiet    bool
 }
 
@@ -38,6 +40,7 @@ type OutputConfig struct {
 func (a Args) validateOutput(cfg *Config) error {
 	o := a.Output
 	cfg.Quiet = o.Quiet
+	cfg.Tidy = o.Tidy
 	var err error
 	if cfg.SpillDir, cfg.SpillMax, err = parseSpill(o.Spill, o.SpillMax); err != nil {
 		return err

@@ -21,8 +21,10 @@
 //
 // Output: each pipe has a pump (drain_linux.go) that gives the raw bytes to
 // the run's spill file (--spill) and, in human mode, to shellsup's own
-// stdout or stderr, unbounded; and the text, decoded and perhaps redacted,
-// to the one budget both streams share and to a tail window (--capture).
+// stdout or stderr, unbounded; and the text, decoded, perhaps tidied
+// (--tidy, tidy_linux.go: a held partial line is released by a timer) and
+// perhaps redacted, to the one budget both streams share and to a tail
+// window (--capture).
 // Once nothing needs the bytes in user space, the pump splices the pipe
 // into its destination. The README ("Full output") states the rules. In
 // human mode the pump hands the bytes for the terminal to a forwarder

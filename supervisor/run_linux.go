@@ -270,7 +270,7 @@ func (s *session) announce(c *child, cont *reaper.Containment) {
 		Command: s.cfg.shownCommand(), Cwd: s.cfg.Cwd, Timeout: s.cfg.Deadline.Seconds, Budget: s.cfg.Budget,
 		Containment: cont.Name(), Cgroup: s.leafDir,
 		Capture: s.cfg.Capture.String(), Lifetime: s.cfg.lifetime(), Spill: spillDir, Login: !s.cfg.NoLogin,
-		User: runAs(s.cfg.User), Sandbox: sandboxReport(s.cfg.Sandbox),
+		User: runAs(s.cfg.User), Sandbox: sandboxReport(s.cfg.Sandbox), Tidy: s.cfg.Tidy,
 	})
 }
 
@@ -479,6 +479,7 @@ func (s *session) totals(w *reaper.Waiter, end ending, rep reaper.Report, drainT
 		Result:       res,
 		CancelReason: end.reason,
 		StdoutBytes:  t.StdoutBytes, StderrBytes: t.StderrBytes,
+		StreamText: s.streams.text(),
 		Redactions: s.streams.redactions(), Capture: s.cfg.Capture.String(), LeftOut: kept,
 		Spill:   s.streams.closeSpill(),
 		User:    runAs(s.cfg.User),

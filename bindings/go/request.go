@@ -169,6 +169,14 @@ type Request struct {
 	Redact         bool
 	RedactPatterns []string
 
+	// Tidy tidies the captured text and progress (shellsup --tidy,
+	// docs/tidy.md): escape sequences and controls removed, carriage
+	// returns and backspaces applied (a redrawn progress line keeps its
+	// final state), runs of identical lines folded, a binary stream
+	// replaced by one line. The budget counts the tidied text; the spill
+	// files keep the raw bytes.
+	Tidy bool
+
 	// Capture says which part of the output the totals keep when it
 	// exceeds the budget: "" or "head" (the default), "tail", or
 	// "head+tail" (shellsup --capture).
@@ -244,6 +252,7 @@ type shellOptions struct {
 	redactPatterns              []string
 	capture                     string
 	sandbox                     sandboxOptions
+	tidy                        bool
 }
 
 // validate checks every field and returns the run's configuration, or a
@@ -394,7 +403,7 @@ func validateEnv(env []string) error {
 func (r Request) shellOptions() shellOptions {
 	return shellOptions{noLogin: r.NoLogin, scrubEnv: r.ScrubEnv, agentEnv: r.AgentEnv, workspace: r.Workspace,
 		envAllow: slices.Clone(r.EnvAllow), redact: r.Redact || len(r.RedactPatterns) > 0,
-		redactPatterns: slices.Clone(r.RedactPatterns), capture: r.Capture, agent: r.Agent,
+		redactPatterns: slices.Clone(r.RedactPatterns), capture: r.Capture, agent: r.Agent, tidy: r.Tidy,
 		sandbox: sandboxOptions{mode: r.Sandbox, protect: slices.Clone(r.Protect), noNetwork: r.Network != nil && !*r.Network}}
 }
 
@@ -506,6 +515,7 @@ func (o shellOptions) args() []string {
 		args = append(args, "--redact-pattern="+p)
 	}
 	value("--capture", o.capture)
+	flag(o.tidy, "--tidy")
 	flag(o.agent, "--agent")
 	return append(args, o.sandbox.args()...)
 }

@@ -60,6 +60,9 @@ type Result struct {
 	// StdoutBytes and StderrBytes are the raw bytes read from each pipe
 	// (together TotalBytes).
 	StdoutBytes, StderrBytes int64
+	// StdoutText and StderrText say what became of each stream's bytes on
+	// their way to text: lost to U+FFFD, binary, tidied (docs/tidy.md).
+	StdoutText, StderrText StreamText
 	// Spill names the spill files and what they hold, when the run had a
 	// spill directory (Request.Spill, or always for a job); nil otherwise.
 	Spill *Spill
@@ -79,6 +82,24 @@ const (
 	StatusIdle       = protocol.StatusIdle       // reserved for interactive runs
 	StatusNeedsInput = protocol.StatusNeedsInput // reserved for interactive runs
 )
+
+// StreamText is what became of one stream's raw bytes on their way to
+// text. LossyBytes and Binary describe the bytes shellsup decoded: all of
+// the stream, except what a head capture drains past its budget without
+// decoding, and what follows the binary verdict under Request.Tidy.
+type StreamText struct {
+	LossyBytes int64 // raw bytes that became U+FFFD
+	// Binary is set for a stream with a NUL byte, or with more than 10% of
+	// 8 KiB (819 bytes) of its first 8 KiB lost to U+FFFD. Under Request.Tidy its captured text
+	// is one line, "[binary output: N bytes; starts 7f 45 4c 46 …]".
+	Binary bool
+	// TidiedBytes is, under Request.Tidy, the UTF-8 bytes of decoded text
+	// the tidier took out less those it put in (fold and binary lines): for
+	// a valid UTF-8 stream read whole, not truncated and not redacted, the
+	// stream's raw bytes minus TidiedBytes is the length of its captured
+	// text. 0 without Tidy.
+	TidiedBytes int64
+}
 
 // Spill describes a run's spill files: every raw byte of each stream, up
 // to the limit (Request.SpillMax).
@@ -141,7 +162,9 @@ func resultOf(t *protocol.Totals) Result {
 		Truncated: t.Truncated, TotalBytes: t.TotalBytes, CapturedBytes: t.CapturedBytes,
 		ProgressBytes: t.ProgressBytes, Duration: time.Duration(t.DurationMs) * time.Millisecond,
 		Cleanup: cleanupOf(t.Cleanup), StdoutBytes: t.StdoutBytes, StderrBytes: t.StderrBytes,
-		Status: t.Status,
+		Status:     t.Status,
+		StdoutText: StreamText{LossyBytes: t.StdoutLossyBytes, Binary: t.StdoutBinary, TidiedBytes: t.StdoutTidiedBytes},
+		StderrText: StreamText{LossyBytes: t.StderrLossyBytes, Binary: t.StderrBinary, TidiedBytes: t.StderrTidiedBytes},
 	}
 	if sp := t.Spill; sp != nil {
 		r.Spill = &Spill{Dir: sp.Dir, Stdout: sp.Stdout, Stderr: sp.Stderr, StdoutWritten: sp.StdoutWritten,

@@ -79,6 +79,9 @@ options:
                      a job's lifetime instead of --timeout (at most 7d: 1h)
   --redact           replace secrets (tokens, keys) in the captured text
   --redact-pattern RE  a further secret pattern (Go regexp; repeatable; implies --redact)
+  --tidy             tidy the captured text: no escape sequences, no progress
+                     redraws, repeated lines folded, binary output named
+                     (docs/tidy.md)
   --quiet            human mode: errors only (no notice; the summary line only
                      when something went wrong)
   --version          print the version
@@ -289,5 +292,6 @@ func outputFlags(fs *flag.FlagSet, o *supervisor.OutputArgs) {
 		o.RedactPatterns = append(o.RedactPatterns, s)
 		return nil
 	})
+	fs.BoolVar(&o.Tidy, "tidy", false, "")
 	fs.BoolVar(&o.Quiet, "quiet", false, "")
 }

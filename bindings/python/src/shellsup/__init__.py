@@ -89,6 +89,7 @@ def run(
     sandbox: Optional[str] = None,
     protect: Optional[Sequence[PathLike]] = None,
     network: bool = True,
+    tidy: bool = False,
 ) -> SkillResult:
     """Run ``/bin/bash -lc command`` under shellsup and return its SkillResult.
 
@@ -173,6 +174,12 @@ def run(
         256 MiB. It needs spill.
     capture: what the result keeps past the budget: ``"head"`` (None, the
         default), ``"tail"`` or ``"head+tail"``.
+    tidy: tidy the captured text and progress (shellsup --tidy,
+        docs/tidy.md): escape sequences and controls removed, carriage
+        returns applied (a redrawn progress line keeps its final state),
+        runs of identical lines folded, a binary stream replaced by one
+        line. The budget counts the tidied text; spill files keep the raw
+        bytes. ``result.streams`` says, per stream, what was tidied away.
 
     agent: one switch for an agent harness's defaults (shellsup
         ``--agent``): agent_env, scrub_env, tidied output and capture
@@ -206,7 +213,7 @@ def run(
     req = request(command, cwd, timeout, budget, grace, env, max_procs, max_memory, pidns, user=user,
                   no_login=no_login,
                   scrub_env=scrub_env, agent_env=agent_env, env_allow=env_allow, workspace=workspace, redact=redact,
-                  redact_patterns=redact_patterns, spill=spill, spill_max=spill_max, capture=capture, agent=agent,
+                  redact_patterns=redact_patterns, spill=spill, spill_max=spill_max, capture=capture, agent=agent, tidy=tidy,
                   sandbox=sandbox, protect=protect, network=network)
     progress = check_progress(progress)
     progress = default_progress(progress, capture)
@@ -242,6 +249,7 @@ async def run_async(
     sandbox: Optional[str] = None,
     protect: Optional[Sequence[PathLike]] = None,
     network: bool = True,
+    tidy: bool = False,
 ) -> SkillResult:
     """The asyncio variant of run(), with the same parameters and result.
 
@@ -255,7 +263,7 @@ async def run_async(
     req = request(command, cwd, timeout, budget, grace, env, max_procs, max_memory, pidns, user=user,
                   no_login=no_login,
                   scrub_env=scrub_env, agent_env=agent_env, env_allow=env_allow, workspace=workspace, redact=redact,
-                  redact_patterns=redact_patterns, spill=spill, spill_max=spill_max, capture=capture, agent=agent,
+                  redact_patterns=redact_patterns, spill=spill, spill_max=spill_max, capture=capture, agent=agent, tidy=tidy,
                   sandbox=sandbox, protect=protect, network=network)
     progress = check_progress(progress)
     progress = default_progress(progress, capture)

@@ -540,6 +540,7 @@ def start(
     sandbox: Optional[str] = None,
     protect: Optional[Sequence[PathLike]] = None,
     network: bool = True,
+    tidy: bool = False,
     **extra: Any,
 ) -> Job:
     """Start ``/bin/bash -lc command`` as a background job under shellsup and return its Job.
@@ -559,7 +560,7 @@ def start(
     _refuse_extra(extra)
     base = request(command, cwd, lifetime, budget, grace, env, max_procs, max_memory, pidns, user=user, kind=LIFETIME,
                    no_login=no_login, scrub_env=scrub_env, agent_env=agent_env, env_allow=env_allow, workspace=workspace,
-                   redact=redact, redact_patterns=redact_patterns, capture=capture, agent=agent,
+                   redact=redact, redact_patterns=redact_patterns, capture=capture, agent=agent, tidy=tidy,
                    sandbox=sandbox, protect=protect, network=network)
     spill_dir = check_spill_dir(spill)
     limit = check_spill_max(spill_max, spill_dir, needs_spill=False)

@@ -54,6 +54,11 @@ class SkillResult(dict):
       dict with ``mode``, ``writable``, ``network`` (``"host"``,
       ``"loopback"`` or ``"none"``), ``via`` and ``tmpDir``; None without
       one (docs/sandbox.md).
+    - ``streams``: what became of each stream's bytes on their way to text,
+      ``{"stdout": {...}, "stderr": {...}}``, each with ``lossyBytes`` (raw
+      bytes that became U+FFFD), ``binary`` (a NUL byte, or more than 819
+      bytes, 10% of 8 KiB, of the first 8 KiB lost) and ``tidiedBytes`` (with tidy=True, the bytes
+      the tidier took out less those it put in; docs/tidy.md).
     """
 
     def __init__(
@@ -64,12 +69,14 @@ class SkillResult(dict):
         cleanup: Optional[Dict[str, Any]] = None,
         status: Optional[str] = None,
         sandbox: Optional[Dict[str, Any]] = None,
+        streams: Optional[Dict[str, Dict[str, Any]]] = None,
     ) -> None:
         super().__init__(data)
         self.status = status
         self.cancel_reason = cancel_reason
         self.cleanup: Dict[str, Any] = dict(cleanup or {})
         self.sandbox: Optional[Dict[str, Any]] = dict(sandbox) if sandbox else None
+        self.streams: Dict[str, Dict[str, Any]] = dict(streams or {})
 
     def __await__(self) -> Iterator[Any]:
         """``await result`` returns the result at once."""
@@ -107,4 +114,17 @@ def from_totals(frame: Mapping[str, Any]) -> SkillResult:
         cleanup=cleanup if isinstance(cleanup, dict) else {},
         status=status if isinstance(status, str) else None,
         sandbox=frame.get("sandbox") if isinstance(frame.get("sandbox"), dict) else None,
+        streams=_streams(frame),
     )
+
+
+def _streams(frame: Mapping[str, Any]) -> Dict[str, Dict[str, Any]]:
+    """The per-stream text accounting of a totals frame (stdoutLossyBytes, …)."""
+    return {
+        name: {
+            "lossyBytes": frame.get(name + "LossyBytes", 0),
+            "binary": frame.get(name + "Binary", False),
+            "tidiedBytes": frame.get(name + "TidiedBytes", 0),
+        }
+        for name in ("stdout", "stderr")
+    }

@@ -71,6 +71,7 @@ class ShellOptions:
     sandbox: Optional[str] = None  # --sandbox MODE
     protect: Tuple[str, ...] = ()  # --protect DIR, each
     no_network: bool = False  # --no-network
+    tidy: bool = False
 
     def flags(self) -> List[str]:
         """shellsup's flags for these options, in --name=value form (a value
@@ -97,6 +98,8 @@ class ShellOptions:
         flags += ["--protect=" + p for p in self.protect]
         if self.no_network:
             flags.append("--no-network")
+        if self.tidy:
+            flags.append("--tidy")
         return flags
 
 
@@ -556,7 +559,7 @@ def _protect_dir(d: Any) -> str:
 def shell_options(no_login: Any = False, scrub_env: Any = False, agent_env: Any = False, env_allow: Any = None,
                   workspace: Any = None,
                   redact: Any = False, redact_patterns: Any = None, spill: Any = None, spill_max: Any = None,
-                  capture: Any = None, agent: Any = False, sandbox: Any = None, protect: Any = None, network: Any = True) -> ShellOptions:
+                  capture: Any = None, agent: Any = False, tidy: Any = False, sandbox: Any = None, protect: Any = None, network: Any = True) -> ShellOptions:
     """Check the pass-through options, in the order of run()'s signature."""
     no_login = check_flag("no_login", no_login)
     scrub_env = check_flag("scrub_env", scrub_env)
@@ -570,7 +573,7 @@ def shell_options(no_login: Any = False, scrub_env: Any = False, agent_env: Any 
     return ShellOptions(no_login=no_login, scrub_env=scrub_env, agent_env=agent_env, env_allow=allow,
                         workspace=workspace, redact=redact, redact_patterns=patterns, spill=spill,
                         spill_max=check_spill_max(spill_max, spill), capture=check_capture(capture),
-                        agent=check_flag("agent", agent),
+                        agent=check_flag("agent", agent), tidy=check_flag("tidy", tidy),
                         sandbox=mode, protect=protected, no_network=no_network)
 
 
