@@ -21,10 +21,15 @@ ROOT = Path(__file__).resolve().parents[3]
 PKG = Path(shell.__file__).resolve().parent
 
 
-def test_limits_table_equals_the_shared_file():
+def test_limits_table_is_the_shared_file():
+    """The package's limits.json is the repository's testdata/limits.json (a
+    link, so the rules have one statement), and _limits reads it whole."""
+    assert (PKG / "limits.json").resolve() == (ROOT / "testdata" / "limits.json").resolve()
     shared = json.loads((ROOT / "testdata" / "limits.json").read_text())
     ours = dict(_limits.LIMITS, bindingSlack=_limits.BINDING_SLACK)
     assert ours == shared
+    assert (_limits.MAX_TIMEOUT, _limits.WATCHDOG_MARGIN, _limits.STDERR_KEPT) == (
+        shared["timeout"]["max"], shared["bindingSlack"]["watchdogMarginSeconds"], shared["bindingSlack"]["stderrKeptBytes"])
 
 
 def test_watchdog_outwaits_the_cleanup():
