@@ -36,7 +36,7 @@ func killLeaf(bin string, env []string, leaf string) string {
 	if mine == "" {
 		return fmt.Sprintf("its cgroup leaf %s was already gone (another shellsup's sweep removed it)", leaf)
 	}
-	return fmt.Sprintf("Run killed every process in its cgroup leaf %s and removed it (shellsup sweep %s): nothing is left in the leaf (a process the command moved out of it, where its cgroup allowed that, is not reached)", leaf, mine)
+	return fmt.Sprintf("Run killed every process in its cgroup leaf %s and removed it (shellsup sweep %s): nothing is left in the leaf (a process the command moved out of it, where its cgroup allowed that: root, or the owner of a delegated cgroup, is not reached; PIDNamespace holds such a process too)", leaf, mine)
 }
 
 // sweepWait bounds `shellsup sweep`.

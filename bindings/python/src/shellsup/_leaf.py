@@ -48,8 +48,8 @@ def kill(path: str, binary: str = "shellsup", env: Optional[Dict[str, str]] = No
         return f"its cgroup leaf {path} was already gone (another shellsup's sweep removed it)"
     count = mine[0].split(" in ")[0]  # "killed N processes"
     return (f"the binding killed every process in its cgroup leaf {path} and removed it (shellsup sweep {count}): "
-            "nothing is left in the leaf (a process the command moved out of it, where its cgroup allowed that, "
-            "is not reached)")
+            "nothing is left in the leaf (a process the command moved out of it, where its cgroup allowed that: "
+            "root, or the owner of a delegated cgroup, is not reached; pidns=True holds such a process too)")
 
 
 def _run_sweep(argv: List[str], env: Optional[Dict[str, str]]) -> Tuple[str, str]:
