@@ -32,6 +32,20 @@ def test_limits_table_is_the_shared_file():
         shared["timeout"]["max"], shared["bindingSlack"]["watchdogMarginSeconds"], shared["bindingSlack"]["stderrKeptBytes"])
 
 
+def test_help_states_the_tables_numbers():
+    """help(shell.run) and help(shell.start) give the bounds in words; they must
+    be the table's, so a changed limits.json cannot leave them stale."""
+    L = _limits.LIMITS
+    run_doc = " ".join(shell.run.__doc__.split())
+    for text in (f"at most {L['commandMaxBytes']} bytes", f"at most {L['timeout']['max']}; None means the default, "
+                 f"{L['timeout']['default']}", f"({L['budget']['min']} to {L['budget']['max']}); None means the default, "
+                 f"{L['budget']['default']}", f"({L['grace']['min']} to {L['grace']['max']}); None means shellsup's default, "
+                 f"{L['grace']['default']}"):
+        assert text in run_doc, text
+    start_doc = " ".join(shell.start.__doc__.split())
+    assert f"at most {L['lifetime']['max']}, 7 days; default {L['lifetime']['default']})" in start_doc
+
+
 def test_watchdog_outwaits_the_cleanup():
     """The watchdog arms at the deadline + grace + WATCHDOG_MARGIN; shellsup
     delivers totals within the deadline + grace + the cleanup's bounds. The
