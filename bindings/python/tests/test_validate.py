@@ -100,6 +100,10 @@ PARITY = [
     (dict(command="x" * 200 * 1024), None),  # cannot reach the binary at all: E2BIG
     (dict(cwd="/nonexistent/shellsup-test"), ["--cwd", "/nonexistent/shellsup-test"]),
     (dict(cwd="/etc/passwd"), ["--cwd", "/etc/passwd"]),
+    (dict(budget=51), ["--budget", "51"]),
+    (dict(user="a:b:c"), ["--user", "a:b:c"]),
+    (dict(user="a b"), ["--user", "a b"]),
+    (dict(workspace="/nonexistent/shellsup-test"), ["--workspace", "/nonexistent/shellsup-test"]),
 ]
 
 
@@ -116,6 +120,22 @@ def test_binding_and_binary_use_the_same_words(shellsup_bin, kwargs, flags):
                           capture_output=True, text=True, timeout=10)
     assert done.returncode == 125
     assert done.stderr.strip() == "shellsup: " + str(exc.value)
+
+
+def test_spill_and_lifetime_refused_in_the_binarys_words(shellsup_bin, tmp_path):
+    """The rules both sides check before anything runs say the same words: a
+    spill directory open to others (Go's spill.CheckDir) and a job's lifetime."""
+    open_dir = tmp_path / "open"
+    open_dir.mkdir()
+    open_dir.chmod(0o777)
+    for call, flags in ((lambda: shell.run("true", spill=str(open_dir), progress=None), ["--spill", str(open_dir)]),
+                        (lambda: shell.start("true", lifetime=0), ["--lifetime", "0"]),
+                        (lambda: shell.start("true", lifetime=604801), ["--lifetime", "604801"])):
+        with pytest.raises(shell.ShellsupError) as exc:
+            call()
+        done = subprocess.run([shellsup_bin, *flags, "--", "true"], stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=10)
+        assert (done.returncode, done.stderr.strip()) == (125, "shellsup: " + str(exc.value))
 
 
 @pytest.mark.parametrize("kwargs", [
