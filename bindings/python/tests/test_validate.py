@@ -122,6 +122,30 @@ def test_binding_and_binary_use_the_same_words(shellsup_bin, kwargs, flags):
     assert done.stderr.strip() == "shellsup: " + str(exc.value)
 
 
+# Names whose characters Python judges by a restatement of Go's rule (request.
+# ValidateEnvAllowName, request.ValidateUser); a comma is left out: the binary's
+# --env-allow splits there, a Python list item cannot hold one.
+ENV_ALLOW_NAMES = ["A", "LC_*", "A*B", "*", "**", "A**", "A=B", "A B", "A\tB", "\x7f", "A\x85", "A\xa0", "A\u2028",
+                   "A\u2029", "A\ufffd", "\u00e9", "A-B", "1A", "A.B", "A\u200b", "A\ufeff"]
+USER_SPECS = ["a:b:c", "a b", ":g", "u:", "a::b", "u\x7f", "u\ufffd", "u\x85", "u\xa0", "u\u2028", "-u", "u/x",
+              "shellsup-no-such-user", "shellsup-no-such-user:g"]
+
+
+@pytest.mark.parametrize("option,value", [("env_allow", n) for n in ENV_ALLOW_NAMES] + [("user", u) for u in USER_SPECS])
+def test_character_rules_agree_with_the_binary(shellsup_bin, option, value):
+    """Python refuses a name or a user spec exactly when shellsup refuses its form."""
+    from shellsup import _validate
+    try:
+        _validate.check_env_allow([value]) if option == "env_allow" else _validate.check_user(value)
+        refused = False
+    except shell.ShellsupError:
+        refused = True
+    flag, words = ("--env-allow", "env-allow names must be") if option == "env_allow" else ("--user", "user must be")
+    done = subprocess.run([shellsup_bin, f"{flag}={value}", "--", "true"], stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=30)
+    assert refused == (done.returncode == 125 and words in done.stderr), done.stderr
+
+
 def test_spill_and_lifetime_refused_in_the_binarys_words(shellsup_bin, tmp_path):
     """The rules both sides check before anything runs say the same words: a
     spill directory open to others (Go's spill.CheckDir) and a job's lifetime."""

@@ -313,7 +313,7 @@ def check_user(user: Any) -> Optional[str]:
         raise invalid(f"user must be {USER_FORM}, or None (got {quote(user)} of type {type(user).__name__})")
     if user == "":
         raise invalid(f'user must be {USER_FORM} (got "")')
-    if any(c <= " " or c == "\x7f" or "\ud800" <= c <= "\udfff" for c in user):
+    if any(c <= " " or c in "\x7f\ufffd" or "\ud800" <= c <= "\udfff" for c in user):  # Go's badUserRune
         raise invalid(f"user must be {USER_FORM}, without whitespace, control characters or NUL bytes (got {quote(user)})")
     name, colon, group = user.partition(":")
     if name == "" or (colon and (group == "" or ":" in group)):
