@@ -146,6 +146,23 @@ def test_character_rules_agree_with_the_binary(shellsup_bin, option, value):
     assert refused == (done.returncode == 125 and words in done.stderr), done.stderr
 
 
+# Byte counts as Python's parse_bytes restates Go's request.ParseBytes; "" is left
+# out: the binary reads --spill-max= as no value given, Python refuses spill_max="".
+BYTE_COUNTS = ["64M", "64MiB", "64mb", " 64M", "1.5M", "-1", "+5", "0x10", "64KB", "1T", "1P", "4611686018427387904",
+               "4611686018427387905", "0", "007", "1 M", "64kib", "B", "1e3", "\u0663"]
+
+
+@pytest.mark.parametrize("value", BYTE_COUNTS)
+def test_byte_counts_agree_with_the_binary(shellsup_bin, tmp_path, value):
+    """parse_bytes refuses a byte count exactly when shellsup's --spill-max does."""
+    from shellsup import _validate
+    spill = tmp_path / "spill"
+    spill.mkdir(mode=0o700)
+    done = subprocess.run([shellsup_bin, f"--spill={spill}", f"--spill-max={value}", "--", "true"],
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30)
+    assert (_validate.parse_bytes(value) is None) == (done.returncode == 125), done.stderr
+
+
 def test_spill_and_lifetime_refused_in_the_binarys_words(shellsup_bin, tmp_path):
     """The rules both sides check before anything runs say the same words: a
     spill directory open to others (Go's spill.CheckDir) and a job's lifetime."""
