@@ -3,6 +3,7 @@ package shellsup
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -63,15 +64,15 @@ func TestShellOptionsValidation(t *testing.T) {
 		{"spill max without spill", func(r *Request) { r.SpillMax = 1024 }, "spill max 1024 needs a spill directory (Request.Spill)"},
 		{"spill with NUL", func(r *Request) { r.Spill = "/tmp/a\x00" }, `spill directory must not contain a NUL byte (got "/tmp/a\x00")`},
 		{"workspace not UTF-8", func(r *Request) { r.Workspace = "/tmp/\xff" }, `workspace must be a valid UTF-8 path without NUL bytes (got "/tmp/\xff")`},
-		{"redact pattern invalid", func(r *Request) { r.RedactPatterns = []string{"ok", "a(b"} }, `redact pattern 1 ("a(b") is not a valid regular expression: error parsing regexp: missing closing ): ` + "`a(b`"},
-		{"redact pattern empty", func(r *Request) { r.RedactPatterns = []string{""} }, "redact pattern 0 must not be empty"},
+		{"redact pattern invalid", func(r *Request) { r.RedactPatterns = []string{"ok", "a(b"} }, `redact pattern "a(b" does not compile: error parsing regexp: missing closing ): ` + "`a(b`"},
+		{"redact pattern empty", func(r *Request) { r.RedactPatterns = []string{""} }, `redact pattern must not be empty (got "")`},
 		{"env allow empty name", func(r *Request) { r.EnvAllow = []string{"A", ""} }, "env-allow names must be " + request.EnvAllowForm + ` (got "")`},
 		{"env allow with =", func(r *Request) { r.EnvAllow = []string{"A=1"} }, "env-allow names must be " + request.EnvAllowForm + ` (got "A=1")`},
 		{"env allow with comma", func(r *Request) { r.EnvAllow = []string{"A,B"} }, "env-allow names must be " + request.EnvAllowForm + ` (got "A,B")`},
 		{"env allow with space", func(r *Request) { r.EnvAllow = []string{"A B"} }, "env-allow names must be " + request.EnvAllowForm + ` (got "A B")`},
 		{"env allow with NUL", func(r *Request) { r.EnvAllow = []string{"A\x00"} }, "env-allow names must be " + request.EnvAllowForm + ` (got "A\x00")`},
 		{"env allow bare star", func(r *Request) { r.EnvAllow = []string{"*"} }, "env-allow names must be " + request.EnvAllowForm + `; * only at the end of a prefix (got "*")`},
-		{"redact pattern matching nothing", func(r *Request) { r.RedactPatterns = []string{"a*"} }, `redact pattern 0 ("a*") matches the empty string`},
+		{"redact pattern matching nothing", func(r *Request) { r.RedactPatterns = []string{"a*"} }, `redact pattern "a*" matches the empty string`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sentinel := filepath.Join(t.TempDir(), "spawned")
@@ -86,6 +87,22 @@ func TestShellOptionsValidation(t *testing.T) {
 			assert.Zero(t, res)
 			assert.NoFileExists(t, sentinel, "nothing may be spawned")
 		})
+	}
+}
+
+// A bad redact pattern is refused by the binding in the binary's words,
+// word for word: both call redact.Compile.
+func TestRedactPatternRefusedInTheBinarysWords(t *testing.T) {
+	for _, p := range []string{"a(b", "", "a*"} {
+		_, err := Run(context.Background(), Request{Command: "true", RedactPatterns: []string{p}})
+		var e *Error
+		require.ErrorAs(t, err, &e)
+		cmd := exec.Command(os.Getenv(BinaryEnv), "--redact-pattern="+p, "--", "true")
+		out, cerr := cmd.CombinedOutput()
+		var exit *exec.ExitError
+		require.ErrorAs(t, cerr, &exit)
+		assert.Equal(t, 125, exit.ExitCode())
+		assert.Equal(t, "shellsup: "+e.Message, strings.TrimSpace(string(out)), "pattern %q", p)
 	}
 }
 

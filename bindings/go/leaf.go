@@ -10,64 +10,33 @@ import (
 	"time"
 )
 
-// leafWait bounds the wait for a killed cgroup leaf to empty, and then for
-// its removal.
-const leafWait = time.Second
-
 // killLeaf kills every process in the cgroup leaf that a shellsup which
-// died without totals named in its start frame, and removes the leaf. It
-// touches only a directory named by shellsup ("shellsup-…") that has a
-// cgroup.kill file, and says what it did.
-func killLeaf(leaf string) string {
+// died without totals named in its start frame, and removes the leaf, by
+// `shellsup sweep --cgroup PARENT` (the binary's one implementation, which
+// the Python binding calls too): once shellsup is reaped its leaf is stale.
+// It touches only a directory named by shellsup ("shellsup-…"), and says
+// what it did.
+func killLeaf(bin string, env []string, leaf string) string {
 	if !filepath.IsAbs(leaf) || !strings.HasPrefix(filepath.Base(leaf), "shellsup-") || filepath.Clean(leaf) != leaf {
 		return fmt.Sprintf("its cgroup %q is not a shellsup leaf, so Run left it alone", leaf)
 	}
-	// O_WRONLY without O_CREAT: only a real cgroup has the file.
-	f, err := os.OpenFile(filepath.Join(leaf, "cgroup.kill"), os.O_WRONLY, 0)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return fmt.Sprintf("its cgroup leaf %s was already gone", leaf)
-		}
-		return fmt.Sprintf("Run could not kill its cgroup leaf %s: %v", leaf, err)
+	if _, err := os.Stat(leaf); os.IsNotExist(err) {
+		return fmt.Sprintf("its cgroup leaf %s was already gone", leaf)
 	}
-	_, err = f.Write([]byte("1"))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Sprintf("Run could not kill its cgroup leaf %s: %v", leaf, err)
-	}
-	deadline := time.Now().Add(leafWait)
-	for populated(leaf) {
-		if time.Now().After(deadline) {
-			return fmt.Sprintf("Run killed its cgroup leaf %s, but it still held processes %v later", leaf, leafWait)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	removed := "and removed it"
-	for err := os.Remove(leaf); err != nil && !os.IsNotExist(err); err = os.Remove(leaf) {
-		if time.Now().After(deadline.Add(leafWait)) {
-			removed = "(the next shellsup start removes it)"
-			break
-		}
-		time.Sleep(10 * time.Millisecond) // EBUSY while the last exits are accounted
-	}
-	return fmt.Sprintf("Run killed every process in its cgroup leaf %s %s: nothing is left in the leaf (a process the command moved out of it, where its cgroup allowed that, is not reached)", leaf, removed)
-}
-
-// populated reads "populated" from the leaf's cgroup.events; a leaf that is
-// gone is empty.
-func populated(leaf string) bool {
-	b, err := os.ReadFile(filepath.Join(leaf, "cgroup.events"))
-	if err != nil {
-		return !os.IsNotExist(err)
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "populated "); ok {
-			return strings.TrimSpace(v) != "0"
+	text, err := runSweep(bin, env, "--cgroup="+filepath.Dir(leaf))
+	var mine string
+	for _, line := range strings.Split(text, "; ") {
+		if strings.HasSuffix(line, " "+leaf+" and removed it") {
+			mine, _, _ = strings.Cut(line, " in ")
 		}
 	}
-	return true
+	if _, serr := os.Stat(leaf); !os.IsNotExist(serr) {
+		return fmt.Sprintf("Run ran shellsup sweep for its cgroup leaf %s, which is left (%v): %s", leaf, err, text)
+	}
+	if mine == "" {
+		return fmt.Sprintf("its cgroup leaf %s was already gone (another shellsup's sweep removed it)", leaf)
+	}
+	return fmt.Sprintf("Run killed every process in its cgroup leaf %s and removed it (shellsup sweep %s): nothing is left in the leaf (a process the command moved out of it, where its cgroup allowed that: root, or the owner of a delegated cgroup, is not reached; PIDNamespace holds such a process too)", leaf, mine)
 }
 
 // sweepWait bounds `shellsup sweep`.
@@ -80,13 +49,7 @@ const sweepWait = 5 * time.Second
 // once shellsup has been reaped (a zombie's leaf is not stale yet). It says
 // what the sweep did.
 func sweepLeaves(bin string, env []string) string {
-	ctx, cancel := context.WithTimeout(context.Background(), sweepWait)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "sweep")
-	cmd.Env = env
-	out, err := cmd.CombinedOutput()
-	text := strings.TrimSpace(strings.ReplaceAll(string(out), "shellsup: sweep: ", ""))
-	text = strings.ReplaceAll(text, "\n", "; ")
+	text, err := runSweep(bin, env)
 	switch {
 	case err != nil:
 		return fmt.Sprintf("Run ran %s sweep, which failed (%v): %s", bin, err, text)
@@ -95,4 +58,16 @@ func sweepLeaves(bin string, env []string) string {
 	default:
 		return "Run ran shellsup sweep: " + text
 	}
+}
+
+// runSweep runs `shellsup sweep ARGS...` and returns its lines, joined by
+// "; ", without their "shellsup: sweep: " prefix.
+func runSweep(bin string, env []string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), sweepWait)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, append([]string{"sweep"}, args...)...)
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	text := strings.TrimSpace(strings.ReplaceAll(string(out), "shellsup: sweep: ", ""))
+	return strings.ReplaceAll(text, "\n", "; "), err
 }

@@ -318,7 +318,7 @@ func (p *process) leftover(start *protocol.Start, readErr error) string {
 		return "; no start frame arrived, so what it started is unknown"
 	}
 	if start.Cgroup != "" {
-		return "; " + killLeaf(start.Cgroup)
+		return "; " + killLeaf(p.cmd.Path, p.cmd.Env, start.Cgroup)
 	}
 	if slices.Contains(strings.Split(start.Containment, "+"), "pidns") {
 		return "; the command ran in a PID namespace, which the kernel kills when shellsup dies"

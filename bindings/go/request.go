@@ -4,13 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/shellsup/shellsup/redact"
 	"github.com/shellsup/shellsup/request"
 )
 
@@ -426,23 +426,18 @@ func validateCapture(mode string) error {
 	return nil
 }
 
-// validateRedactPatterns compiles each pattern as shellsup will (Go's
-// regexp syntax), so that a bad one is refused before anything runs.
+// validateRedactPatterns checks the patterns with shellsup's own check
+// (redact.Compile: Go's regexp syntax, not empty, not matching the empty
+// string), in its words, so that a bad one is refused before anything
+// runs; a NUL byte, which no argument can carry, is the binding's to refuse.
 func validateRedactPatterns(patterns []string) error {
 	for i, p := range patterns {
-		if p == "" {
-			return &request.ValidationError{Msg: fmt.Sprintf("redact pattern %d must not be empty", i)}
+		if strings.IndexByte(p, 0) >= 0 {
+			return &request.ValidationError{Msg: fmt.Sprintf("redact pattern %d must not contain a NUL byte (got %s)", i, clip(p))}
 		}
-		if strings.IndexByte(p, 0) >= 0 || !utf8.ValidString(p) {
-			return &request.ValidationError{Msg: fmt.Sprintf("redact pattern %d must be valid UTF-8 without NUL bytes (got %s)", i, clip(p))}
-		}
-		re, err := regexp.Compile(p)
-		if err != nil {
-			return &request.ValidationError{Msg: fmt.Sprintf("redact pattern %d (%s) is not a valid regular expression: %v", i, clip(p), err)}
-		}
-		if re.MatchString("") { // shellsup refuses it too: it would match everywhere
-			return &request.ValidationError{Msg: fmt.Sprintf("redact pattern %d (%s) matches the empty string", i, clip(p))}
-		}
+	}
+	if _, err := redact.Compile(patterns); err != nil {
+		return &request.ValidationError{Msg: err.Error()}
 	}
 	return nil
 }

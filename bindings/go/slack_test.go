@@ -2,7 +2,9 @@ package shellsup
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -40,4 +42,29 @@ func TestSlackEqualsLimitsFile(t *testing.T) {
 func TestWatchdogOutwaitsTheCleanup(t *testing.T) {
 	assert.Greater(t, watchdogSlack, request.CleanupBound, "watchdog margin %v, cleanup bounds %v", watchdogSlack, request.CleanupBound)
 	assert.GreaterOrEqual(t, watchdogSlack, 2*request.CleanupBound, "less than 2× room for a loaded machine")
+}
+
+// TestRequestDocStatesTheLimits: the Request fields' documentation (go doc)
+// gives the bounds in words; they must be request's numbers, which
+// request/limits_test.go holds to testdata/limits.json, so a changed limit
+// cannot leave the documentation stale.
+func TestRequestDocStatesTheLimits(t *testing.T) {
+	raw, err := os.ReadFile("request.go")
+	require.NoError(t, err)
+	doc := strings.Join(strings.Fields(strings.ReplaceAll(string(raw), "//", "")), " ")
+	for _, want := range []string{
+		fmt.Sprintf("request.MaxCommandBytes (%d) bytes", request.MaxCommandBytes),
+		fmt.Sprintf("DefaultTimeout (%g s); otherwise it must be greater than 0 and at most %g s", request.DefaultTimeout, request.MaxTimeout),
+		fmt.Sprintf("DefaultBudget (%d)", request.DefaultBudget),
+		fmt.Sprintf("request.MaxBudget (%d KiB)", request.MaxBudget>>10),
+		fmt.Sprintf("DefaultGrace (%g s)", request.DefaultGrace),
+		fmt.Sprintf("Otherwise it must be at most %g s.", request.MaxGrace),
+		fmt.Sprintf("0 means no limit; otherwise at most %d.", request.MaxProcs),
+		fmt.Sprintf("0 means no limit; otherwise at least %d MiB.", request.MinMemory>>20),
+		fmt.Sprintf("DefaultLifetime (%g h)", request.DefaultLifetime/3600),
+		fmt.Sprintf("MaxLifetime (%g days)", request.MaxLifetime/86400),
+		fmt.Sprintf("DefaultSpillMax (%d MiB)", request.DefaultSpillMax>>20),
+	} {
+		assert.Contains(t, doc, want)
+	}
 }

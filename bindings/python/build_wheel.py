@@ -79,7 +79,7 @@ def package_files() -> list:
     for root, dirs, files in os.walk(PACKAGE_DIR):
         dirs[:] = sorted(d for d in dirs if d not in ("__pycache__", "_bin"))
         for name in sorted(files):
-            if name.endswith((".py", ".typed")):
+            if name.endswith((".py", ".typed", ".json")):
                 full = os.path.join(root, name)
                 rel = os.path.relpath(full, os.path.dirname(PACKAGE_DIR)).replace(os.sep, "/")
                 with open(full, "rb") as f:

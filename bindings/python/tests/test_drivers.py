@@ -21,10 +21,29 @@ ROOT = Path(__file__).resolve().parents[3]
 PKG = Path(shell.__file__).resolve().parent
 
 
-def test_limits_table_equals_the_shared_file():
+def test_limits_table_is_the_shared_file():
+    """The package's limits.json is the repository's testdata/limits.json (a
+    link, so the rules have one statement), and _limits reads it whole."""
+    assert (PKG / "limits.json").resolve() == (ROOT / "testdata" / "limits.json").resolve()
     shared = json.loads((ROOT / "testdata" / "limits.json").read_text())
     ours = dict(_limits.LIMITS, bindingSlack=_limits.BINDING_SLACK)
     assert ours == shared
+    assert (_limits.MAX_TIMEOUT, _limits.WATCHDOG_MARGIN, _limits.STDERR_KEPT) == (
+        shared["timeout"]["max"], shared["bindingSlack"]["watchdogMarginSeconds"], shared["bindingSlack"]["stderrKeptBytes"])
+
+
+def test_help_states_the_tables_numbers():
+    """help(shell.run) and help(shell.start) give the bounds in words; they must
+    be the table's, so a changed limits.json cannot leave them stale."""
+    L = _limits.LIMITS
+    run_doc = " ".join(shell.run.__doc__.split())
+    for text in (f"at most {L['commandMaxBytes']} bytes", f"at most {L['timeout']['max']}; None means the default, "
+                 f"{L['timeout']['default']}", f"({L['budget']['min']} to {L['budget']['max']}); None means the default, "
+                 f"{L['budget']['default']}", f"({L['grace']['min']} to {L['grace']['max']}); None means shellsup's default, "
+                 f"{L['grace']['default']}"):
+        assert text in run_doc, text
+    start_doc = " ".join(shell.start.__doc__.split())
+    assert f"at most {L['lifetime']['max']}, 7 days; default {L['lifetime']['default']})" in start_doc
 
 
 def test_watchdog_outwaits_the_cleanup():

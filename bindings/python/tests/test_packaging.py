@@ -93,13 +93,15 @@ def test_wheel_layout(wheel, shellsup_bin):
     with zipfile.ZipFile(wheel) as zf:
         names = zf.namelist()
         dist_info = f"shellsup-{shellsup.__version__}.dist-info"
-        assert {"shellsup/__init__.py", "shellsup/_bin/shellsup", "shellsup/py.typed",
+        assert {"shellsup/__init__.py", "shellsup/_bin/shellsup", "shellsup/py.typed", "shellsup/limits.json",
                 f"{dist_info}/METADATA", f"{dist_info}/WHEEL", f"{dist_info}/RECORD",
                 f"{dist_info}/LICENSE", f"{dist_info}/entry_points.txt"} <= set(names)
         assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
         binary = zf.getinfo("shellsup/_bin/shellsup")
         assert (binary.external_attr >> 16) & 0o777 == 0o755
         assert zf.read("shellsup/_bin/shellsup") == Path(shellsup_bin).read_bytes()
+        # The limits are package data: the repository's table, copied (not a link).
+        assert zf.read("shellsup/limits.json") == (HERE.parents[1] / "testdata" / "limits.json").read_bytes()
         wheel_meta = zf.read(f"{dist_info}/WHEEL").decode()
         assert "Root-Is-Purelib: false" in wheel_meta
         assert "Tag: py3-none-manylinux_2_17_x86_64" in wheel_meta

@@ -57,8 +57,10 @@ def test_a_shellsup_killed_by_its_command_is_reported_with_what_is_left(leaks, m
     assert exc.value.category == "protocol"
     assert "shellsup was killed by SIGKILL without reporting a result" in message, message
     if "cgroup" in tier.split("+"):
-        assert "the binding killed every process in its cgroup leaf" in message, message
-        assert "nothing is left" in message, message
+        # another shellsup starting meanwhile (its start sweeps the same parent)
+        # may have swept the stale leaf first
+        assert re.search(r"the binding killed every process in its cgroup leaf \S+ and removed it \(shellsup sweep "
+                         r"killed [1-9][0-9]* processes\): nothing is left|its cgroup leaf \S+ was already gone", message), message
         assert leaks.survivors() == []
         return
     assert "may still be running" in message

@@ -100,6 +100,10 @@ PARITY = [
     (dict(command="x" * 200 * 1024), None),  # cannot reach the binary at all: E2BIG
     (dict(cwd="/nonexistent/shellsup-test"), ["--cwd", "/nonexistent/shellsup-test"]),
     (dict(cwd="/etc/passwd"), ["--cwd", "/etc/passwd"]),
+    (dict(budget=51), ["--budget", "51"]),
+    (dict(user="a:b:c"), ["--user", "a:b:c"]),
+    (dict(user="a b"), ["--user", "a b"]),
+    (dict(workspace="/nonexistent/shellsup-test"), ["--workspace", "/nonexistent/shellsup-test"]),
 ]
 
 
@@ -116,6 +120,63 @@ def test_binding_and_binary_use_the_same_words(shellsup_bin, kwargs, flags):
                           capture_output=True, text=True, timeout=10)
     assert done.returncode == 125
     assert done.stderr.strip() == "shellsup: " + str(exc.value)
+
+
+# Names whose characters Python judges by a restatement of Go's rule (request.
+# ValidateEnvAllowName, request.ValidateUser); a comma is left out: the binary's
+# --env-allow splits there, a Python list item cannot hold one.
+ENV_ALLOW_NAMES = ["A", "LC_*", "A*B", "*", "**", "A**", "A=B", "A B", "A\tB", "\x7f", "A\x85", "A\xa0", "A\u2028",
+                   "A\u2029", "A\ufffd", "\u00e9", "A-B", "1A", "A.B", "A\u200b", "A\ufeff"]
+USER_SPECS = ["a:b:c", "a b", ":g", "u:", "a::b", "u\x7f", "u\ufffd", "u\x85", "u\xa0", "u\u2028", "-u", "u/x",
+              "shellsup-no-such-user", "shellsup-no-such-user:g"]
+
+
+@pytest.mark.parametrize("option,value", [("env_allow", n) for n in ENV_ALLOW_NAMES] + [("user", u) for u in USER_SPECS])
+def test_character_rules_agree_with_the_binary(shellsup_bin, option, value):
+    """Python refuses a name or a user spec exactly when shellsup refuses its form."""
+    from shellsup import _validate
+    try:
+        _validate.check_env_allow([value]) if option == "env_allow" else _validate.check_user(value)
+        refused = False
+    except shell.ShellsupError:
+        refused = True
+    flag, words = ("--env-allow", "env-allow names must be") if option == "env_allow" else ("--user", "user must be")
+    done = subprocess.run([shellsup_bin, f"{flag}={value}", "--", "true"], stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=30)
+    assert refused == (done.returncode == 125 and words in done.stderr), done.stderr
+
+
+# Byte counts as Python's parse_bytes restates Go's request.ParseBytes; "" is left
+# out: the binary reads --spill-max= as no value given, Python refuses spill_max="".
+BYTE_COUNTS = ["64M", "64MiB", "64mb", " 64M", "1.5M", "-1", "+5", "0x10", "64KB", "1T", "1P", "4611686018427387904",
+               "4611686018427387905", "0", "007", "1 M", "64kib", "B", "1e3", "\u0663"]
+
+
+@pytest.mark.parametrize("value", BYTE_COUNTS)
+def test_byte_counts_agree_with_the_binary(shellsup_bin, tmp_path, value):
+    """parse_bytes refuses a byte count exactly when shellsup's --spill-max does."""
+    from shellsup import _validate
+    spill = tmp_path / "spill"
+    spill.mkdir(mode=0o700)
+    done = subprocess.run([shellsup_bin, f"--spill={spill}", f"--spill-max={value}", "--", "true"],
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30)
+    assert (_validate.parse_bytes(value) is None) == (done.returncode == 125), done.stderr
+
+
+def test_spill_and_lifetime_refused_in_the_binarys_words(shellsup_bin, tmp_path):
+    """The rules both sides check before anything runs say the same words: a
+    spill directory open to others (Go's spill.CheckDir) and a job's lifetime."""
+    open_dir = tmp_path / "open"
+    open_dir.mkdir()
+    open_dir.chmod(0o777)
+    for call, flags in ((lambda: shell.run("true", spill=str(open_dir), progress=None), ["--spill", str(open_dir)]),
+                        (lambda: shell.start("true", lifetime=0), ["--lifetime", "0"]),
+                        (lambda: shell.start("true", lifetime=604801), ["--lifetime", "604801"])):
+        with pytest.raises(shell.ShellsupError) as exc:
+            call()
+        done = subprocess.run([shellsup_bin, *flags, "--", "true"], stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=10)
+        assert (done.returncode, done.stderr.strip()) == (125, "shellsup: " + str(exc.value))
 
 
 @pytest.mark.parametrize("kwargs", [

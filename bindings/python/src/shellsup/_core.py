@@ -90,7 +90,7 @@ class Core:
         self._sent: List[str] = []  # signals the binding sent shellsup, in order
         # kills the cgroup leaf of a shellsup that died without totals (_leaf.kill;
         # a test may replace it); its answer goes into the error message
-        self.kill_leaf: Callable[[str], str] = _leaf.kill
+        self.kill_leaf: Callable[[str], str] = lambda leaf: _leaf.kill(leaf, self.binary, self.request.env)
         # runs shellsup sweep for a shellsup that died before its start frame
         # named a leaf (_leaf.sweep; a test may replace it)
         self.sweep_leaves: Callable[[], str] = lambda: _leaf.sweep(self.binary, self.request.env)

@@ -23,14 +23,9 @@ from ._limits import (
     DEFAULT_GRACE,
     DEFAULT_LIFETIME,
     DEFAULT_TIMEOUT,
-    MAX_BUDGET,
     MAX_BYTE_COUNT,
     MAX_COMMAND_BYTES,
-    MAX_GRACE,
     MAX_LIFETIME,
-    MAX_TIMEOUT,
-    MIN_BUDGET,
-    MIN_GRACE,
     MIN_SPILL_MAX,
     budget_fits,
     marker,
@@ -175,11 +170,6 @@ def quote(value: Any) -> str:
     return s if len(s) <= 80 else s[:80] + "..."
 
 
-def _is_number(x: Any) -> bool:
-    # bool is an int subclass but True is not a number of seconds.
-    return isinstance(x, (int, float)) and not isinstance(x, bool)
-
-
 def _shown(x: Any) -> str:
     """A number as the caller wrote it: 0, -1, 601, 0.5, nan, inf; a huge int is clipped."""
     s = repr(float(x)) if isinstance(x, float) else str(int(x))
@@ -213,31 +203,33 @@ def check_command(command: Any) -> str:
     return command
 
 
+def check_number(name: str, value: Any, unit: str, note: str = "") -> Union[int, float]:
+    """A number option checked against its entry in the one table (limits.json):
+    above its "min" (inclusive) or, without one, above 0 (exclusive), and at
+    most its "max", in shellsup's words. A byte count ("bytes") must be a
+    whole number, and a budget must hold its marker; note follows the bounds."""
+    spec = _limits.LIMITS[name]
+    low, low_open, high = spec.get("min", 0), "min" not in spec, spec["max"]
+    bounds = f"{'greater than' if low_open else 'at least'} {low} and at most {high}"
+    whole = unit == "bytes"
+    kind = "a whole number of bytes," if whole else "a number of seconds"
+    # bool is an int subclass but True is not a number of seconds.
+    if isinstance(value, bool) or not isinstance(value, int if whole else (int, float)):
+        raise invalid(f"{name} must be {kind} {bounds}{note} (got {quote(value)} of type {type(value).__name__})")
+    if not _in_range(value, low, high, low_open) or (name == "budget" and not budget_fits(value)):
+        longer = f"; {LONGER_THAN_TIMEOUT}" if name == "timeout" and value > high else ""
+        raise invalid(f"{name} must be {bounds} {unit}{note} (got {_shown(value)}){longer}")
+    return value
+
+
 def check_timeout(timeout: Any) -> Union[int, float]:
-    if timeout is None:
-        return DEFAULT_TIMEOUT
-    if not _is_number(timeout):
-        raise invalid(
-            f"timeout must be a number of seconds greater than 0 and at most {MAX_TIMEOUT} "
-            f"(got {quote(timeout)} of type {type(timeout).__name__})"
-        )
-    if not _in_range(timeout, 0, MAX_TIMEOUT, low_open=True):
-        longer = f"; {LONGER_THAN_TIMEOUT}" if timeout > MAX_TIMEOUT else ""
-        raise invalid(f"timeout must be greater than 0 and at most {MAX_TIMEOUT} seconds (got {_shown(timeout)}){longer}")
-    return timeout
+    return DEFAULT_TIMEOUT if timeout is None else check_number("timeout", timeout, "seconds")
 
 
 def check_lifetime(lifetime: Any) -> Union[int, float]:
     """None (DEFAULT_LIFETIME), or seconds greater than 0 and at most MAX_LIFETIME,
     checked as run() checks a timeout."""
-    if lifetime is None:
-        return DEFAULT_LIFETIME
-    if not _is_number(lifetime):
-        raise invalid(f"lifetime must be a number of seconds greater than 0 and at most {MAX_LIFETIME} (7 days) "
-                      f"(got {quote(lifetime)} of type {type(lifetime).__name__})")
-    if not _in_range(lifetime, 0, MAX_LIFETIME, low_open=True):
-        raise invalid(f"lifetime must be greater than 0 and at most {MAX_LIFETIME} seconds (7 days) (got {_shown(lifetime)})")
-    return lifetime
+    return DEFAULT_LIFETIME if lifetime is None else check_number("lifetime", lifetime, "seconds", " (7 days)")
 
 
 def check_deadline(kind: str, seconds: Any) -> Deadline:
@@ -247,29 +239,11 @@ def check_deadline(kind: str, seconds: Any) -> Deadline:
 
 
 def check_grace(grace: Any) -> Optional[Union[int, float]]:
-    if grace is None:
-        return None
-    if not _is_number(grace):
-        raise invalid(
-            f"grace must be a number of seconds at least {MIN_GRACE} and at most {MAX_GRACE} "
-            f"(got {quote(grace)} of type {type(grace).__name__})"
-        )
-    if not _in_range(grace, MIN_GRACE, MAX_GRACE, low_open=False):
-        raise invalid(f"grace must be at least {MIN_GRACE} and at most {MAX_GRACE} seconds (got {_shown(grace)})")
-    return grace
+    return None if grace is None else check_number("grace", grace, "seconds")
 
 
 def check_budget(budget: Any) -> int:
-    if budget is None:
-        return DEFAULT_BUDGET
-    if not isinstance(budget, int) or isinstance(budget, bool):
-        raise invalid(
-            f"budget must be a whole number of bytes, at least {MIN_BUDGET} and at most {MAX_BUDGET} "
-            f"(got {quote(budget)} of type {type(budget).__name__})"
-        )
-    if not (MIN_BUDGET <= budget <= MAX_BUDGET and budget_fits(budget)):
-        raise invalid(f"budget must be at least {MIN_BUDGET} and at most {MAX_BUDGET} bytes (got {_shown(budget)})")
-    return budget
+    return DEFAULT_BUDGET if budget is None else int(check_number("budget", budget, "bytes"))
 
 
 def check_cwd(cwd: Any) -> str:
@@ -350,7 +324,7 @@ def check_user(user: Any) -> Optional[str]:
         raise invalid(f"user must be {USER_FORM}, or None (got {quote(user)} of type {type(user).__name__})")
     if user == "":
         raise invalid(f'user must be {USER_FORM} (got "")')
-    if any(c <= " " or c == "\x7f" or "\ud800" <= c <= "\udfff" for c in user):
+    if any(c <= " " or c in "\x7f\ufffd" or "\ud800" <= c <= "\udfff" for c in user):  # Go's badUserRune
         raise invalid(f"user must be {USER_FORM}, without whitespace, control characters or NUL bytes (got {quote(user)})")
     name, colon, group = user.partition(":")
     if name == "" or (colon and (group == "" or ":" in group)):
