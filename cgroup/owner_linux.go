@@ -71,36 +71,35 @@ func lowerHex32(s string) bool {
 	return len(s) == 32
 }
 
-// self is this process as a leaf's owner. seesOwn says whether proc shows
-// this process's own PID namespace (so that the pids of leaves made in it
-// can be judged there): /proc/self is this process's pid, and its NSpid
-// line has one entry (a procfs of an ancestor namespace lists one more
-// pid per level).
-func self(proc string) (o owner, seesOwn bool, err error) {
+// self is this process as a leaf's owner. Whether proc shows this
+// process's own PID namespace (so that the pids of leaves made in it can be
+// judged there) is procShowsSelf's to say, which only a sweep asks.
+func self(proc string) (o owner, err error) {
 	o.pid = os.Getpid()
 	me, err := procstat.ReadSelf(proc)
 	if err != nil {
-		return o, false, fmt.Errorf("reading shellsup's own start time: %w", err)
+		return o, fmt.Errorf("reading shellsup's own start time: %w", err)
 	}
 	o.start = me.Start
 	var st unix.Stat_t
 	if err := unix.Stat(filepath.Join(proc, "self", "ns", "pid"), &st); err != nil {
-		return o, false, fmt.Errorf("reading shellsup's PID namespace: %w", err)
+		return o, fmt.Errorf("reading shellsup's PID namespace: %w", err)
 	}
 	o.ns = st.Ino
 	b, err := os.ReadFile(filepath.Join(proc, "sys", "kernel", "random", "boot_id"))
 	if err != nil {
-		return o, false, fmt.Errorf("reading the boot id: %w", err)
+		return o, fmt.Errorf("reading the boot id: %w", err)
 	}
 	o.boot = strings.ReplaceAll(strings.TrimSpace(string(b)), "-", "")
 	if len(o.boot) != 32 {
-		return o, false, fmt.Errorf("malformed boot id %q", b)
+		return o, fmt.Errorf("malformed boot id %q", b)
 	}
-	return o, procShowsSelf(proc, o.pid), nil
+	return o, nil
 }
 
 // procShowsSelf says whether proc is the procfs of this process's own PID
-// namespace.
+// namespace: /proc/self is this process's pid, and its NSpid line has one
+// entry (a procfs of an ancestor namespace lists one more pid per level).
 func procShowsSelf(proc string, pid int) bool {
 	link, err := os.Readlink(filepath.Join(proc, "self"))
 	if err != nil || link != strconv.Itoa(pid) {
