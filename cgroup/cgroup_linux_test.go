@@ -63,30 +63,50 @@ func TestDiscoverBindMountedRoot(t *testing.T) {
 // me is this test process as a leaf's owner.
 func me(t *testing.T) owner {
 	t.Helper()
-	o, sees, err := self("/proc")
+	o, err := self("/proc")
 	require.NoError(t, err)
-	require.True(t, sees, "the test's /proc shows its own PID namespace")
+	require.True(t, procShowsSelf("/proc", o.pid), "the test's /proc shows its own PID namespace")
 	return o
 }
 
 func TestLeafNamedAfterItsShellsup(t *testing.T) {
 	o := me(t)
 	name := o.name()
-	m := leafPattern.FindStringSubmatch(name)
-	require.NotNil(t, m, name)
-	assert.Equal(t, fmt.Sprint(os.Getpid()), m[1])
+	parsed, ok := parseOwner(name)
+	require.True(t, ok, name)
+	assert.Equal(t, o, parsed)
+	assert.Equal(t, os.Getpid(), parsed.pid)
 	var st syscall.Stat_t
 	require.NoError(t, syscall.Stat("/proc/self/ns/pid", &st))
-	assert.Equal(t, fmt.Sprint(st.Ino), m[3], "the leaf records the PID namespace")
+	assert.Equal(t, st.Ino, parsed.ns, "the leaf records the PID namespace")
 	boot, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
 	require.NoError(t, err)
-	assert.Equal(t, strings.ReplaceAll(strings.TrimSpace(string(boot)), "-", ""), m[4], "and the boot")
+	assert.Equal(t, strings.ReplaceAll(strings.TrimSpace(string(boot)), "-", ""), parsed.boot, "and the boot")
 	assert.False(t, stale("/proc", name), "our own leaf is alive")
 	reused := o
 	reused.start = 1
 	assert.True(t, stale("/proc", reused.name()), "same pid, other start time: reused")
 	assert.False(t, stale("/proc", "not-a-leaf"))
 	assert.False(t, stale("/proc", fmt.Sprintf("shellsup-%d-1", os.Getpid())), "an old-style name says no namespace: never judged")
+}
+
+// TestParseOwnerTakesOnlyItsOwnNames: only shellsup-<pid>-<start>-<ns>-<32
+// lowercase hex> is a leaf's name; anything else is never judged.
+func TestParseOwnerTakesOnlyItsOwnNames(t *testing.T) {
+	boot := strings.Repeat("0123456789abcdef", 2)
+	o, ok := parseOwner("shellsup-12-345-4026531836-" + boot)
+	require.True(t, ok)
+	assert.Equal(t, owner{pid: 12, start: 345, ns: 4026531836, boot: boot}, o)
+	for _, name := range []string{
+		"shellsup-12-345", "shellsup-12-345-4026531836", "shellsup-12-345-1-" + boot + "-1",
+		"shellsup-+12-345-1-" + boot, "shellsup--345-1-" + boot, "shellsup-12-3x5-1-" + boot,
+		"shellsup-12-345-1-" + strings.ToUpper(boot), "shellsup-12-345-1-" + boot[1:],
+		"shellsup-12-345-1-" + boot + "0", "shellsup-12-345-1-" + boot + "\n", "xshellsup-12-345-1-" + boot,
+		"shellsup-99999999999999999999-345-1-" + boot, "", "shellsup-",
+	} {
+		_, ok := parseOwner(name)
+		assert.False(t, ok, "%q", name)
+	}
 }
 
 func TestLeavesOfOtherNamespacesAreNotJudged(t *testing.T) {
@@ -174,6 +194,24 @@ func TestSweepKillsStaleLeavesOnly(t *testing.T) {
 	require.Len(t, swept, 1)
 	assert.Equal(t, Swept{Path: staleDir, Killed: 0}, swept[0])
 	assert.DirExists(t, live.Dir(), "a live shellsup's leaf is never touched")
+
+	// Deferred (shellsup's start): Open leaves the stale leaf, SweepStale
+	// removes it, once. (A second leaf of this process needs the first gone:
+	// the name is the process's.)
+	require.NoError(t, live.Close())
+	require.NoError(t, os.Mkdir(staleDir, 0o755))
+	later, err := Open(h, Options{Parent: parent, DeferSweep: true})
+	require.NoError(t, err)
+	defer later.Close()
+	assert.DirExists(t, staleDir, "a deferred sweep waits for SweepStale")
+	later.SweepStale()
+	assert.NoDirExists(t, staleDir, "SweepStale swept the stale leaf")
+	assert.DirExists(t, later.Dir(), "and left the live leaf")
+	require.NoError(t, os.Mkdir(staleDir, 0o755))
+	later.SweepStale()
+	assert.DirExists(t, staleDir, "the second call does nothing")
+	_, err = Sweep(h, parent)
+	require.NoError(t, err)
 }
 
 func TestLimitsOnThisHost(t *testing.T) {

@@ -21,6 +21,9 @@ type Options struct {
 	Require   bool   // the v2 leaf is required (--require cgroup)
 	MaxProcs  int64  // pids.max; 0 means no limit
 	MaxMemory int64  // memory.max in bytes; 0 means no limit
+	// DeferSweep leaves the start-up sweep of stale leaves to the caller's
+	// call of SweepStale (shellsup runs it beside bash's start).
+	DeferSweep bool
 }
 
 // Stats are what hit the limits during the run.
@@ -65,6 +68,7 @@ type Leaf struct {
 	killed  []int // processes in the leaf when cgroup.kill was written
 	closed  bool
 	closeEr error
+	sweep   func() // the deferred start-up sweep; nil when done or not deferred
 }
 
 // v1Leaf is a leaf in one v1 hierarchy and the cgroup the forking thread
@@ -83,7 +87,7 @@ type eventsFile struct {
 // Parent was asked for) or when a limit cannot be applied and read back.
 // On error nothing is left behind.
 func Open(h Host, o Options) (*Leaf, error) {
-	me, seesOwn, err := self(h.Proc)
+	me, err := self(h.Proc)
 	if err != nil {
 		return nil, &UnavailableError{What: "naming the leaf", Err: err}
 	}
@@ -91,8 +95,16 @@ func Open(h Host, o Options) (*Leaf, error) {
 	if parent == "" {
 		parent = h.Self
 	}
-	_, _ = sweep(h, parent, me, seesOwn, time.Now().Add(startSweepWait)) // best effort: a stale leaf left is retried next start
+	startSweep := func() {
+		// best effort: a stale leaf left is retried next start
+		_, _ = sweep(h, parent, me, procShowsSelf(h.Proc, me.pid), time.Now().Add(startSweepWait))
+	}
 	l := &Leaf{name: me.name(), dirFD: -1, guard: newGuard()}
+	if o.DeferSweep {
+		l.sweep = startSweep
+	} else {
+		startSweep()
+	}
 	v2err := l.makeV2(h, parent)
 	if v2err != nil && (o.Require || o.Parent != "" || (o.MaxProcs == 0 && o.MaxMemory == 0)) {
 		l.guard.close()
@@ -289,6 +301,18 @@ func writeAndCheck(path string, v int64) (string, error) {
 		return "", fmt.Errorf("%s reads %q after writing %d", path, text, v)
 	}
 	return text, nil
+}
+
+// SweepStale runs the start-up sweep Open deferred (Options.DeferSweep):
+// the stale leaves of dead shellsups in the leaf's parent and in the v1
+// pids and memory cgroups are killed and removed, within 2 s. It does
+// nothing the second time, or when Open swept. It may run beside anything
+// but Open: it touches none of the leaf's own state.
+func (l *Leaf) SweepStale() {
+	if f := l.sweep; f != nil {
+		l.sweep = nil
+		f()
+	}
 }
 
 // CgroupFD is the v2 leaf's directory fd for SysProcAttr.CgroupFD, or -1

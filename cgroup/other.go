@@ -7,9 +7,10 @@ type Host struct{}
 
 // Options of a leaf.
 type Options struct {
-	Parent    string
-	MaxProcs  int64
-	MaxMemory int64
+	Parent     string
+	MaxProcs   int64
+	MaxMemory  int64
+	DeferSweep bool
 }
 
 // Stats are what hit the limits.

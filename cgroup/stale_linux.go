@@ -39,11 +39,11 @@ const startSweepWait = 2 * time.Second
 // the second kind is listed with Left saying why. The error joins the
 // leaves that could not be removed; the others are still swept.
 func Sweep(h Host, parent string) ([]Swept, error) {
-	me, seesOwn, err := self(h.Proc)
+	me, err := self(h.Proc)
 	if err != nil {
 		return nil, err
 	}
-	return sweep(h, parent, me, seesOwn, time.Time{})
+	return sweep(h, parent, me, procShowsSelf(h.Proc, me.pid), time.Time{})
 }
 
 // sweep is Sweep as me; a non-zero until ends it early (the leaves not
@@ -137,8 +137,8 @@ func (j judge) whyForeign(name string) string {
 
 // stale says whether name is a leaf of mine whose shellsup is gone.
 func stale(proc, name string) bool {
-	me, seesOwn, err := self(proc)
-	return err == nil && judge{proc: proc, me: me, seesOwn: seesOwn}.verdict(name) == dead
+	me, err := self(proc)
+	return err == nil && judge{proc: proc, me: me, seesOwn: procShowsSelf(proc, me.pid)}.verdict(name) == dead
 }
 
 // killLeaf kills every process in leaf and below and waits for them to

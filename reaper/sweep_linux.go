@@ -97,12 +97,12 @@ func (s *sweep) signalAll(ts []*target, done func(*target) bool, sigs ...unix.Si
 			todo = append(todo, t)
 		}
 	}
-	s.signalPass(todo, sigs[0])
+	s.signalPass(todo, sigs[0], true)
 	for _, t := range todo {
 		s.mark(t, sigs[0])
 	}
 	for _, sig := range sigs[1:] {
-		s.signalPass(todo, sig)
+		s.signalPass(todo, sig, false)
 	}
 	return len(todo)
 }
@@ -161,7 +161,8 @@ const pinBatch = 32
 
 // signalPass sends sig to every target of ts not forgotten, in order:
 // runs of children by pid, pinBatch to a pin; any other through a pidfd.
-func (s *sweep) signalPass(ts []*target, sig unix.Signal) {
+// first is false for a signal that follows another to the same targets.
+func (s *sweep) signalPass(ts []*target, sig unix.Signal, first bool) {
 	for _, t := range ts {
 		t.reached = false // settle sets it for each target signalled
 	}
@@ -177,7 +178,7 @@ func (s *sweep) signalPass(ts []*target, sig unix.Signal) {
 		for j < len(ts) && j-i < pinBatch && ts[j].child {
 			j++
 		}
-		s.signalChildren(ts[i:j], sig)
+		s.signalChildren(ts[i:j], sig, first)
 		i = j
 	}
 }
@@ -197,11 +198,11 @@ func (s *sweep) settle(t *target, err error) {
 
 // signalChildren signals children by pid under one pin, each only if it is
 // still the child verified (see signalChild).
-func (s *sweep) signalChildren(ts []*target, sig unix.Signal) {
+func (s *sweep) signalChildren(ts []*target, sig unix.Signal, first bool) {
 	s.w.Pin(func() {
 		for _, t := range ts {
 			if !t.forgotten {
-				s.settle(t, s.signalChild(t, sig))
+				s.settle(t, s.signalChild(t, sig, first))
 			}
 		}
 	})
@@ -210,10 +211,16 @@ func (s *sweep) signalChildren(ts []*target, sig unix.Signal) {
 // signalChild signals a child by pid, if it is still the child verified:
 // not reaped since (its pid could name another child now) and unreaped.
 // A child that has exited (a zombie: no signal can reach it) is left
-// alone (errExited). Call it pinned.
-func (s *sweep) signalChild(t *target, sig unix.Signal) error {
+// alone (errExited). Call it pinned. A signal that follows another (first
+// false) skips the waitid: a child not reaped since it was verified still
+// holds its pid (only the Waiter reaps, and SIGCHLD is never SIG_IGN), and
+// a signal to a zombie does nothing; the count was settled by the first.
+func (s *sweep) signalChild(t *target, sig unix.Signal, first bool) error {
 	if s.w.reapedSince(t.pid, t.seq) {
 		return errReused
+	}
+	if !first {
+		return kill(t.pid, sig)
 	}
 	switch s.w.childState(t.pid) {
 	case notChild:

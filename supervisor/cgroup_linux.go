@@ -36,6 +36,7 @@ func setupCgroup(cfg Config, cont *reaper.Containment) (*cgroup.Leaf, error) {
 	leaf, err := cgroup.Open(h, cgroup.Options{
 		Parent: cfg.CgroupParent, Require: cfg.Require == RequireCgroup,
 		MaxProcs: cfg.MaxProcs, MaxMemory: cfg.MaxMemory,
+		DeferSweep: true, // sweepBeside runs it once bash is started
 	})
 	if err != nil {
 		if wantsCgroup(cfg) {
@@ -45,6 +46,23 @@ func setupCgroup(cfg Config, cont *reaper.Containment) (*cgroup.Leaf, error) {
 	}
 	cont.AddTier(leaf)
 	return leaf, nil
+}
+
+// sweepBeside runs the start-up sweep of stale leaves (those of shellsups
+// that are gone) beside the command: nothing before bash's start needs
+// it. It returns the wait for it, which run defers, so the sweep is over
+// before shellsup exits; it is bounded (2 s) and best effort, as it was
+// before the spawn.
+func sweepBeside(leaf *cgroup.Leaf) (wait func()) {
+	if leaf == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		leaf.SweepStale()
+	}()
+	return func() { <-done }
 }
 
 // cgroupHost is this machine's cgroups, or in a test build a scratch tree

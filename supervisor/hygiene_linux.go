@@ -93,6 +93,7 @@ func notifySignals() *signalSet {
 	// learnt from EPIPE.
 	signal.Notify(s.ignore, syscall.SIGPIPE)
 	resetIgnoredSignals()
+	quietChildExits()
 	return s
 }
 

@@ -10,3 +10,7 @@ func resetIgnoredSignals() {}
 // ignoreReservedSignals is a no-op here for the same reason: signals 32 to
 // 34 keep their default action, which ends shellsup.
 func ignoreReservedSignals() {}
+
+// quietChildExits is a no-op here: SIGCHLD keeps the Go runtime's handler,
+// which runs once per child exit and does nothing.
+func quietChildExits() {}

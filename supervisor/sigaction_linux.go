@@ -47,6 +47,19 @@ func ignoreReservedSignals() {
 	}
 }
 
+// quietChildExits sets SIGCHLD back to SIG_DFL, which the Go runtime
+// replaced with its own handler at start. shellsup never asks for SIGCHLD
+// (the Waiter blocks in waitid), so the handler only ran and returned,
+// once per exit: with 2000 processes exiting at a cleanup, 2000 signal
+// frames and interrupted waits. With SIG_DFL the kernel drops the signal
+// when it is sent. SIG_DFL, unlike SIG_IGN (or SA_NOCLDWAIT), keeps every
+// child a zombie until the Waiter reaps it, which the cleanup's pid
+// pinning relies on; execve keeps SIG_DFL, which is what bash got before.
+func quietChildExits() {
+	dfl := sigaction{handler: sigDfl}
+	_ = rtSigaction(int(unix.SIGCHLD), &dfl, nil) // best effort: the handler only costs time
+}
+
 const (
 	sigDfl = 0
 	sigIgn = 1

@@ -215,3 +215,29 @@ func openPty(t *testing.T) (master, slave *os.File) {
 	t.Cleanup(func() { s.Close() })
 	return m, s
 }
+
+// TestChildExitsAreNotCaught: shellsup sets SIGCHLD back to SIG_DFL (the
+// Go runtime's handler did nothing but cost a signal frame per exit, 2000
+// of them in a wide cleanup), and not to SIG_IGN, which would let the
+// kernel reap children behind the Waiter: the tree's exits are still
+// reaped and counted.
+func TestChildExitsAreNotCaught(t *testing.T) {
+	skipInPidnsTier(t)
+	r := runShellsup(t, opts{command: "grep -E '^Sig(Cgt|Ign):' /proc/$PPID/status; for i in 1 2 3; do setsid sleep 300 & done"})
+	tot := requireTotals(t, r)
+	masks := map[string]uint64{}
+	for _, line := range strings.Split(tot.Stdout, "\n") {
+		if name, hex, ok := strings.Cut(line, ":"); ok {
+			v, err := strconv.ParseUint(strings.TrimSpace(hex), 16, 64)
+			require.NoError(t, err, line)
+			masks[name] = v
+		}
+	}
+	require.Len(t, masks, 2, tot.Stdout)
+	bit := uint64(1) << (unix.SIGCHLD - 1)
+	assert.Zero(t, masks["SigCgt"]&bit, "SIGCHLD is caught: %s", tot.Stdout)
+	assert.Zero(t, masks["SigIgn"]&bit, "SIGCHLD is ignored (children would be reaped by the kernel): %s", tot.Stdout)
+	assert.NotZero(t, masks["SigCgt"]&(uint64(1)<<(unix.SIGTERM-1)), "control: SIGTERM is caught")
+	assert.Equal(t, 4, tot.Cleanup.Reaped, "bash and its three sleepers, each reaped by the Waiter")
+	assert.Equal(t, 3, tot.Cleanup.Signalled)
+}
