@@ -41,6 +41,9 @@ type Args struct {
 	EnvAllow []string
 
 	User string // --user USER[:GROUP]
+
+	// PIDNamespaceAuto is --pidns-auto: --pidns when no v2 leaf is made.
+	PIDNamespaceAuto bool
 }
 
 // Config is a validated run request.
@@ -59,6 +62,10 @@ type Config struct {
 	MaxMemory    int64  // bytes; 0: no limit
 	// PIDNamespace runs the command under an init of its own PID namespace.
 	PIDNamespace bool
+	// PIDNamespaceAuto does so where the run has no cgroup v2 leaf (which
+	// the harness could kill if shellsup died) and the namespaces can be
+	// had; otherwise the run goes on in the tiers it has.
+	PIDNamespaceAuto bool
 
 	OutputConfig
 
@@ -100,6 +107,7 @@ func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Se
 func (a Args) Validate() (Config, error) {
 	cfg := Config{Timeout: request.DefaultTimeout, Budget: request.DefaultBudget, Grace: request.DefaultGrace, Frames: a.Frames, PIDNamespace: a.PIDNamespace,
 		NoLogin: a.NoLogin, ScrubEnv: a.ScrubEnv, AgentEnv: a.AgentEnv}
+	cfg.PIDNamespaceAuto = a.PIDNamespaceAuto
 	var err error
 	if cfg.Command, err = a.command(); err != nil {
 		return cfg, err

@@ -40,6 +40,9 @@ options:
   --workspace DIR    the working directory (default DIR) must lie in DIR, links followed
   --frames           machine mode: msgpack frames on stdout, control frames on stdin
   --pidns            run the command in its own PID namespace (see the README)
+  --pidns-auto       --pidns where no cgroup v2 leaf can be made and the
+                     namespaces can be had; else the tiers there are (the
+                     bindings' default)
   --user USER[:GROUP]
                      run the command as USER (a name or uid; shellsup runs as
                      root, or with CAP_SETUID, CAP_SETGID and CAP_KILL): USER's
@@ -139,6 +142,7 @@ func Parse(argv []string) (supervisor.Args, error) {
 	fs.StringVar(&a.Grace, "grace", "", "")
 	fs.BoolVar(&a.Frames, "frames", a.Frames, "")
 	fs.BoolVar(&a.PIDNamespace, "pidns", false, "")
+	fs.BoolVar(&a.PIDNamespaceAuto, "pidns-auto", false, "")
 	fs.StringVar(&a.MaxProcs, "max-procs", "", "")
 	fs.StringVar(&a.MaxMemory, "max-memory", "", "")
 	fs.StringVar(&a.Cgroup, "cgroup", "", "")
@@ -208,7 +212,7 @@ func options(argv []string) []string {
 }
 
 // optionNames lists the options for an "unknown option" message.
-const optionNames = "--timeout, --cwd, --budget, --grace, --no-login, --scrub-env, --agent-env, --env-allow, --workspace, --frames, --pidns, --user, --max-procs, --max-memory, --cgroup, --no-cgroup, --require, --spill, --spill-max, --capture, --lifetime, --redact, --redact-pattern, --quiet, --version, --help"
+const optionNames = "--timeout, --cwd, --budget, --grace, --no-login, --scrub-env, --agent-env, --env-allow, --workspace, --frames, --pidns, --pidns-auto, --user, --max-procs, --max-memory, --cgroup, --no-cgroup, --require, --spill, --spill-max, --capture, --lifetime, --redact, --redact-pattern, --quiet, --version, --help"
 
 // describeFlagError rewords the flag package's errors, naming the option
 // the way the user typed it ("-V" stays "-V", "--V" stays "--V").
