@@ -63,8 +63,9 @@ type Config struct {
 	// PIDNamespace runs the command under an init of its own PID namespace.
 	PIDNamespace bool
 	// PIDNamespaceAuto does so where the run has no cgroup v2 leaf (which
-	// the harness could kill if shellsup died) and the namespaces can be
-	// had; otherwise the run goes on in the tiers it has.
+	// the harness could kill if shellsup died), or one an unprivileged
+	// command could leave, and the namespaces can be had; otherwise the
+	// run goes on in the tiers it has.
 	PIDNamespaceAuto bool
 
 	OutputConfig

@@ -3,6 +3,7 @@ package supervisor
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -59,13 +60,26 @@ func spawnFor(cfg Config, cont *reaper.Containment, leaf *cgroup.Leaf) (*child, 
 
 // autoNamespace: --pidns-auto asks for a namespace, and the run has no
 // cgroup v2 leaf, the one boundary the harness can still kill when
-// shellsup is gone (README, "Tiers"). A --max-procs below what the
-// namespace's init needs keeps the run out of it.
+// shellsup is gone (README, "Tiers"), or has one the command can leave. A
+// --max-procs below what the namespace's init needs keeps the run out of it.
 func autoNamespace(cfg Config, leaf *cgroup.Leaf) bool {
-	if !cfg.PIDNamespaceAuto || leafDir(leaf) != "" {
+	if !cfg.PIDNamespaceAuto || cfg.MaxProcs > 0 && cfg.MaxProcs < request.MinProcsPidns {
 		return false
 	}
-	return cfg.MaxProcs == 0 || cfg.MaxProcs >= request.MinProcsPidns
+	return leafDir(leaf) == "" || leavable(cfg, leafDir(leaf))
+}
+
+// leavable: an unprivileged command of shellsup's own uid may move its
+// processes out of the leaf at dir, into the parent it was delegated
+// (moving needs write access to the cgroup.procs of the common ancestor).
+// A root command may leave any cgroup; for root the default stays the
+// cgroup tier, without the namespace's cost, and the README's answer is
+// --user or --pidns.
+func leavable(cfg Config, dir string) bool {
+	if os.Geteuid() == 0 || cfg.User != nil {
+		return false
+	}
+	return unix.Access(filepath.Join(filepath.Dir(dir), "cgroup.procs"), unix.W_OK) == nil
 }
 
 // spawnInNamespace is spawn with the PID-namespace init between shellsup

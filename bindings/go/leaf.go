@@ -52,7 +52,7 @@ func killLeaf(leaf string) string {
 		}
 		time.Sleep(10 * time.Millisecond) // EBUSY while the last exits are accounted
 	}
-	return fmt.Sprintf("Run killed every process in its cgroup leaf %s %s: nothing is left in the leaf (a process the command moved out of it, where its cgroup allowed that, is not reached)", leaf, removed)
+	return fmt.Sprintf("Run killed every process in its cgroup leaf %s %s: nothing is left in the leaf (a process the command moved out of it, where its cgroup allowed that: root, or the owner of a delegated cgroup, is not reached; PIDNamespace holds such a process too)", leaf, removed)
 }
 
 // populated reads "populated" from the leaf's cgroup.events; a leaf that is

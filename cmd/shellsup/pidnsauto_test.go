@@ -3,8 +3,11 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -80,4 +83,39 @@ func TestPidnsAutoFallsBack(t *testing.T) {
 	assert.Contains(t, out, "creating a PID namespace for --pidns", out)
 	assert.Contains(t, out, "forced=125", out)
 	assert.NotContains(t, out, "forced ran", out)
+}
+
+// TestPidnsAutoInADelegatedCgroup: as nobody in a cgroup delegated to it,
+// the command could move a process out of its leaf into the delegated
+// parent, beyond the leaf's cgroup.kill once shellsup is dead (the
+// review's F2): --pidns-auto adds the namespace, which holds it anyway; the
+// leaf is still made. Without the flag, the cgroup tier alone.
+func TestPidnsAutoInADelegatedCgroup(t *testing.T) {
+	needCgroupTier(t)
+	bin, dir := unprivileged(t)
+	deleg := filepath.Join(unified, fmt.Sprintf("shellsup-test-autodeleg-%d", os.Getpid()))
+	require.NoError(t, os.Mkdir(deleg, 0o755))
+	t.Cleanup(func() { _ = os.Remove(deleg) })
+	out, err := exec.Command("id", "-u", "nobody").Output()
+	require.NoError(t, err)
+	uid, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	require.NoError(t, err)
+	for _, f := range []string{"", "cgroup.procs", "cgroup.threads", "cgroup.subtree_control"} {
+		require.NoError(t, os.Chown(filepath.Join(deleg, f), uid, -1))
+	}
+	run := func(flags string) string {
+		script := fmt.Sprintf(`echo $$ > %s/cgroup.procs && exec setpriv --reuid=nobody --regid=nogroup --clear-groups %s %s --require cgroup -- 'cat /proc/1/comm; sed -n "s/^0:://p" /proc/self/cgroup'`, deleg, bin, flags)
+		cmd := exec.Command("/bin/sh", "-c", script)
+		cmd.Env = []string{"HOME=" + dir, "PATH=/usr/bin:/bin"}
+		cmd.Dir = dir
+		got, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", got)
+		return string(got)
+	}
+	rel := strings.TrimPrefix(deleg, unified)
+	got := run("--pidns-auto")
+	assert.True(t, strings.HasPrefix(got, "shellsup-init\n"+rel+"/shellsup-"), "a namespace, in a leaf of the delegated cgroup: %q", got)
+	got = run("")
+	assert.False(t, strings.HasPrefix(got, "shellsup-init\n"), "no namespace without the flag: %q", got)
+	assert.Contains(t, got, "\n"+rel+"/shellsup-", got)
 }

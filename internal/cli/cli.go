@@ -40,7 +40,8 @@ options:
   --workspace DIR    the working directory (default DIR) must lie in DIR, links followed
   --frames           machine mode: msgpack frames on stdout, control frames on stdin
   --pidns            run the command in its own PID namespace (see the README)
-  --pidns-auto       --pidns where no cgroup v2 leaf can be made and the
+  --pidns-auto       --pidns where no cgroup v2 leaf can be made, or the
+                     command could leave it (a delegated cgroup), and the
                      namespaces can be had; else the tiers there are (the
                      bindings' default)
   --user USER[:GROUP]

@@ -54,7 +54,7 @@ def kill(path: str) -> str:
         return f"the binding killed its cgroup leaf {path}, but it still held processes {POPULATED_WAIT:g} s later"
     removed = _rmdir(path, time.monotonic() + POPULATED_WAIT)
     tail = "and removed it" if removed else "(the next shellsup start removes it)"
-    return f"the binding killed every process in its cgroup leaf {path} {tail}: nothing is left in the leaf (a process the command moved out of it, where its cgroup allowed that, is not reached)"
+    return f"the binding killed every process in its cgroup leaf {path} {tail}: nothing is left in the leaf (a process the command moved out of it, where its cgroup allowed that: root, or the owner of a delegated cgroup, is not reached; pidns=True holds such a process too)"
 
 
 def _is_leaf(path: str) -> bool:
