@@ -74,7 +74,8 @@ type Request struct {
 	//
 	// Without it (and without NoPIDNamespace) the run gets a namespace
 	// only where shellsup makes no cgroup v2 leaf (an unprivileged user
-	// with no delegated cgroup, say) and the namespaces can be had
+	// with no delegated cgroup, say), or one the unprivileged command could
+	// leave (a delegated cgroup), and the namespaces can be had
 	// (shellsup --pidns-auto); elsewhere it goes on in the tiers it has.
 	// Result.Cleanup.Tier says which it was.
 	PIDNamespace bool

@@ -128,8 +128,9 @@ def run(
         every process of the command. Where the namespaces cannot be made,
         ShellsupError with category "containment_unavailable". None (the
         default) does so only where shellsup makes no cgroup v2 leaf (e.g.
-        an unprivileged user with no delegated cgroup) and the namespaces
-        can be had (shellsup --pidns-auto); else the run goes on in the
+        an unprivileged user with no delegated cgroup), or one the
+        unprivileged command could leave (a delegated cgroup), and the
+        namespaces can be had (shellsup --pidns-auto); else the run goes on in the
         tiers it has. False never does: in the subreaper tier alone, a
         command that kills shellsup can leave daemons running (README,
         "Tiers"). The result's ``cleanup["tier"]`` says which it was.
