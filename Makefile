@@ -42,7 +42,7 @@ STRESS_RUN := TestReuse|TestAccomplices|TestConcurrentRunsNeverCross|TestCancelR
 STRESS_COUNT ?= 20
 
 stress: build ## run the race-prone tests many times (STRESS_COUNT=20)
-	$(GO) test -race -count=$(STRESS_COUNT) -run '$(STRESS_RUN)' ./cmd/shellsup/ ./reaper/ ./bindings/go/
+	$(GO) test -race -timeout 60m -count=$(STRESS_COUNT) -run '$(STRESS_RUN)' ./cmd/shellsup/ ./reaper/ ./bindings/go/
 
 bench: build ## a Markdown table of shellsup against its limits, target and ✔/✘ per row (baselines run side by side)
 	@py=$$(.ci/find-python) && $(GO) run ./cmd/shellsup-bench --bin $(BIN) --python "$$py"

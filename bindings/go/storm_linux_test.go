@@ -3,6 +3,8 @@ package shellsup
 import (
 	"context"
 	"fmt"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,38 +31,46 @@ storm $$ & a=$!; storm $a & b=$!; storm $b & storm $a &
 echo ready
 wait`, stormSeconds)
 
-// TestSigcontStormRun: Run returns within timeout + grace + the kill budget
-// + the drain (plus 1 s of start-up and load) while the command's
-// accomplices resume what the cleanup stops, by default (the cgroup tier as
-// root) and with PIDNamespace, and nothing of
-// the tree is left (newRequest's leak check).
+// TestSigcontStormRun: once the storm is on (the command says "ready"), the
+// context is cancelled; Run returns within grace + the kill budget + the
+// drain (plus 1 s of load) of the cancel while the command's accomplices
+// resume what the cleanup stops, by default (the cgroup tier as root) and
+// with PIDNamespace, and nothing of the tree is left (newRequest's leak
+// check).
 func TestSigcontStormRun(t *testing.T) {
 	for _, tier := range []struct {
 		name   string
 		pidns  bool
-		noNS   bool
 		expect string
 	}{
-		{"default", false, false, ""},
-		{"pidns", true, false, "pidns"},
+		{"default", false, ""},
+		{"pidns", true, "pidns"},
 	} {
 		t.Run(tier.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var at atomic.Int64 // when "ready" came and the context was cancelled, UnixNano
 			req := newRequest(t, stormCommand)
-			req.Timeout, req.Grace = time.Second, new(500*time.Millisecond)
-			req.PIDNamespace, req.NoPIDNamespace = tier.pidns, tier.noNS
-			t0 := time.Now()
-			res, err := Run(context.Background(), req)
-			took := time.Since(t0)
+			req.Timeout, req.Grace = time.Minute, new(500*time.Millisecond)
+			req.PIDNamespace = tier.pidns
+			req.Progress = func(stream, text string) error {
+				if strings.Contains(text, "ready") && at.CompareAndSwap(0, time.Now().UnixNano()) {
+					cancel()
+				}
+				return nil
+			}
+			res, err := Run(ctx, req)
+			took := time.Since(time.Unix(0, at.Load()))
 			require.NoError(t, err)
-			assert.Contains(t, res.Stdout, "ready")
-			assert.True(t, res.TimedOut)
+			require.NotZero(t, at.Load(), "the storm never said ready: %q", res.Stdout)
+			assert.True(t, res.Cancelled)
 			assert.Empty(t, res.Cleanup.Stragglers)
 			if tier.expect != "" {
 				assert.Contains(t, res.Cleanup.Tier, tier.expect)
 			}
-			bound := time.Second + 500*time.Millisecond + 3*time.Second + 500*time.Millisecond + time.Second
+			bound := 500*time.Millisecond + 3*time.Second + 500*time.Millisecond + time.Second
 			assert.Less(t, took, bound, "the storm (%d s) must not hold Run", stormSeconds)
-			t.Logf("%s (%s): Run returned after %v, cleanup %v", tier.name, res.Cleanup.Tier, took.Round(time.Millisecond), res.Cleanup.Duration)
+			t.Logf("%s (%s): Run returned %v after the cancel, cleanup %v", tier.name, res.Cleanup.Tier, took.Round(time.Millisecond), res.Cleanup.Duration)
 		})
 	}
 }
