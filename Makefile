@@ -38,11 +38,11 @@ test-python: build ## the Python binding's pytest suite against bin/shellsup
 
 # The race-prone tests: cancels racing timeouts and forks, parent deaths,
 # signals, and the cleanup's own tests.
-STRESS_RUN := TestReuse|TestAccomplices|TestConcurrentRunsNeverCross|TestCancelRace|TestFastForker|TestParent|TestSignalsToShellsupCancel|TestTimeoutWinsOverLaterExit|TestTermIgnorerKilledAtGrace|TestCleanup|TestOpenVerified|TestRunCancel|TestRunTimeout|TestHarnessKilled|TestProgressErrorCancels|TestSecondSignalSkipsTheGrace|TestSignalCancelExits128PlusN|TestPortsOfTheTree|TestHumanModeSlowReader|TestTimeoutExitTie|TestZombieLeader
+STRESS_RUN := TestReuse|TestAccomplices|TestConcurrentRunsNeverCross|TestCancelRace|TestFastForker|TestParent|TestSignalsToShellsupCancel|TestTimeoutWinsOverLaterExit|TestTermIgnorerKilledAtGrace|TestCleanup|TestOpenVerified|TestRunCancel|TestRunTimeout|TestHarnessKilled|TestProgressErrorCancels|TestSecondSignalSkipsTheGrace|TestSignalCancelExits128PlusN|TestPortsOfTheTree|TestHumanModeSlowReader|TestTimeoutExitTie|TestZombieLeader|TestSigcontStorm
 STRESS_COUNT ?= 20
 
 stress: build ## run the race-prone tests many times (STRESS_COUNT=20)
-	$(GO) test -race -count=$(STRESS_COUNT) -run '$(STRESS_RUN)' ./cmd/shellsup/ ./reaper/ ./bindings/go/
+	$(GO) test -race -timeout 60m -count=$(STRESS_COUNT) -run '$(STRESS_RUN)' ./cmd/shellsup/ ./reaper/ ./bindings/go/
 
 bench: build ## a Markdown table of shellsup against its limits, target and ✔/✘ per row (baselines run side by side)
 	@py=$$(.ci/find-python) && $(GO) run ./cmd/shellsup-bench --bin $(BIN) --python "$$py"

@@ -65,7 +65,9 @@ type Leaf struct {
 	memEv   *eventsFile
 	guard   *guard // the limit files, watched for writes
 	stats   Stats
-	killed  []int // processes in the leaf when cgroup.kill was written
+	killed  []int    // processes in the leaf when cgroup.kill was written
+	selfV2  string   // shellsup's own v2 cgroup (absolute), for the audit
+	left    leftList // members found outside the leaves (audit_linux.go)
 	closed  bool
 	closeEr error
 	sweep   func() // the deferred start-up sweep; nil when done or not deferred
@@ -73,7 +75,7 @@ type Leaf struct {
 
 // v1Leaf is a leaf in one v1 hierarchy and the cgroup the forking thread
 // returns to.
-type v1Leaf struct{ dir, home string }
+type v1Leaf struct{ dir, home, controller string }
 
 // eventsFile is a flat-keyed file ("max 3") read once at Close.
 type eventsFile struct {
@@ -139,7 +141,7 @@ func (l *Leaf) makeV2(h Host, parent string) error {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return fmt.Errorf("in %s: %w", parent, err)
 	}
-	l.dir = dir
+	l.dir, l.selfV2 = dir, h.Self
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return l.undoV2(fmt.Errorf("open %s: %w", dir, err))
@@ -202,7 +204,7 @@ func (l *Leaf) limit(h Host, parent, controller string, value int64, what string
 		why = append(why, fmt.Sprintf("cannot create a cgroup v1 %s leaf in %s: %v", controller, home, err))
 		return &UnavailableError{What: what, Err: errors.New("the " + controller + " controller is not available: " + strings.Join(why, "; "))}
 	}
-	l.v1 = append(l.v1, v1Leaf{dir: dir, home: home})
+	l.v1 = append(l.v1, v1Leaf{dir: dir, home: home, controller: controller})
 	return l.applyLimit(dir, controller, value, what, false)
 }
 
@@ -429,7 +431,7 @@ func (l *Leaf) readStats() Stats {
 	if l.memEv != nil {
 		s.OOMKills = readKey(l.memEv.f, l.memEv.key)
 	}
-	s.Tampered = l.guard.tampered()
+	s.Tampered = append(l.guard.tampered(), l.left.notes()...)
 	return s
 }
 

@@ -27,6 +27,7 @@ type target struct {
 	reached                 bool   // the last signal reached it alive
 	counted                 bool   // in the report's Signalled
 	forgotten               bool
+	audited                 bool // checked against the auditors' cgroups
 	signalErr               error
 }
 
@@ -50,10 +51,12 @@ type sweep struct {
 	// the report by countTierKills; the walk's later signals to them are
 	// not counted again.
 	tierKilled map[int]bool
+	// auditors are the tiers that check the members are still theirs.
+	auditors []auditor
 }
 
 func newSweep(c *Containment, w *Waiter) *sweep {
-	s := &sweep{dir: procDir{root: c.procRoot}, self: c.self, w: w, targets: map[int]*target{}}
+	s := &sweep{dir: procDir{root: c.procRoot}, self: c.self, w: w, targets: map[int]*target{}, auditors: auditors(c)}
 	s.rep.Tier = c.Name()
 	w.Pin(w.track)
 	return s

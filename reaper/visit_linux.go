@@ -50,7 +50,9 @@ func (s *sweep) visit(full bool) []*target {
 		s.closure(r)
 	})
 	refill()
-	return s.inOrder(r)
+	live := s.inOrder(r)
+	s.audit(live)
+	return live
 }
 
 // children is step 1. A children file can miss a child (proc(5): while

@@ -19,6 +19,12 @@ const MaxToken = 1 << 10
 // block so far is redacted and the rest dropped until its END line.
 const maxPEM = 64 << 10
 
+// maxBlanks is how many spaces and tabs may stand between a secret's name
+// and its value (after the ":" or "="): the value of a name farther away
+// is not taken for it, in a line of any length (so a match never spans more
+// than a name, its quotes, maxBlanks blanks and the value).
+const maxBlanks = 64
+
 // endOverlap is how far back a search for a PEM END line starts in text
 // already searched, so an END line split across writes is found.
 const endOverlap = 128
@@ -47,7 +53,7 @@ type Pattern struct {
 var Builtin = sync.OnceValue(func() []Pattern {
 	return []Pattern{
 		{"aws-access-key-id", regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`), []string{"akia", "asia", "abia", "acca"}, false},
-		{"aws-secret-access-key", regexp.MustCompile(`(?i)(?:aws_?)?secret_?access_?key["']?[ \t]*[:=][ \t]*["']?[A-Za-z0-9/+=]{40}\b`), []string{"secret"}, false},
+		{"aws-secret-access-key", regexp.MustCompile(`(?i)(?:aws_?)?secret_?access_?key["']?[ \t]{0,64}[:=][ \t]{0,64}["']?[A-Za-z0-9/+=]{40}\b`), []string{"secret"}, false},
 		{"github-token", regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b`), []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, false},
 		{"gitlab-token", regexp.MustCompile(`\bglpat-[A-Za-z0-9_\-]{20,}`), []string{"glpat-"}, false},
 		{"slack-token", regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`), []string{"xox"}, false},
@@ -58,7 +64,7 @@ var Builtin = sync.OnceValue(func() []Pattern {
 		// NAME=value and NAME: value where NAME says it holds a secret
 		// (DB_PASSWORD=…, "api_key": "…", GITHUB_TOKEN=…): the name is kept,
 		// the value replaced.
-		{Name: "secret-value", Re: regexp.MustCompile(`(?i)(\b[A-Z0-9_.\-]*(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|AUTH_?KEY|CREDENTIALS?)[A-Z0-9_.\-]*["']?[ \t]*[:=][ \t]*["']?)[^\s"'\[]{8,}`),
+		{Name: "secret-value", Re: regexp.MustCompile(`(?i)(\b[A-Z0-9_.\-]*(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|AUTH_?KEY|CREDENTIALS?)[A-Z0-9_.\-]*["']?[ \t]{0,64}[:=][ \t]{0,64}["']?)[^\s"'\[]{8,}`),
 			hints: []string{"pass", "secret", "token", "key", "credential"}, keepName: true},
 	}
 })
@@ -280,27 +286,60 @@ func (s *Stream) releaseLong() string {
 	if loc := unclosedBegin(h); loc != nil {
 		return s.startBlock(h, loc)
 	}
-	cut, hold := len(h)-MaxToken, len(h)
+	ms := make([]match, 0, 8)
 	for i := range s.patterns {
 		p := &s.patterns[i]
 		for _, m := range p.Re.FindAllStringIndex(h, -1) {
-			switch {
-			case m[1] < len(h) && m[0] < cut && m[1] > cut:
-				cut = m[1] // complete: release it whole, redacted
-			case m[1] == len(h) && len(h)-m[0] > MaxHold:
+			if m[1] == len(h) && len(h)-m[0] > MaxHold {
 				return s.startContinuation(h, p, m[0])
-			case m[1] == len(h) || m[0] < cut && m[1] > cut:
-				hold = min(hold, m[0]) // may still grow: hold it
 			}
+			ms = append(ms, match{m[0], m[1]})
 		}
 	}
-	cut = min(cut, hold)
+	cut := releasePoint(ms, len(h))
 	for cut > 0 && cut < len(h) && h[cut]&0xC0 == 0x80 {
 		cut--
 	}
 	s.held.Reset()
 	s.held.WriteString(h[cut:])
 	return s.redact(h[:cut])
+}
+
+// match is where one pattern matched: [start, end).
+type match struct{ start, end int }
+
+// releasePoint is where a long line of length n is cut: MaxToken bytes
+// before its end, moved past every complete match that straddles it (to a
+// fixpoint: a match of one pattern can start inside another's and end after
+// it), then back before every match that may still grow (it runs to the
+// end) and every match the cut would split. It never goes back further
+// than MaxHold from the end: a chain of overlapping matches longer than
+// that is cut (the non-goal of the package doc).
+func releasePoint(ms []match, n int) int {
+	cut := n - MaxToken
+	for moved := true; moved; {
+		moved = false
+		for _, m := range ms {
+			if m.start < cut && m.end > cut && m.end < n {
+				cut, moved = m.end, true
+			}
+		}
+	}
+	floor := n - MaxHold
+	for _, m := range ms {
+		if m.end == n {
+			cut = max(min(cut, m.start), floor)
+		}
+	}
+	for moved := true; moved; {
+		moved = false
+		for _, m := range ms {
+			if m.start < cut && m.end > cut && m.start >= floor {
+				cut, moved = m.start, true
+			}
+		}
+	}
+	return cut
 }
 
 // startContinuation releases h up to a match of p that starts at at and
@@ -428,9 +467,7 @@ func findValues(text string) [][2]int {
 		if v < len(text) && (text[v] == '"' || text[v] == '\'') {
 			v++
 		}
-		for v < len(text) && (text[v] == ' ' || text[v] == '\t') {
-			v++
-		}
+		v += blanks(text[v:])
 		if v < len(text) && (text[v] == '"' || text[v] == '\'') {
 			v++
 		}
@@ -450,7 +487,7 @@ func findValues(text string) [][2]int {
 // holding a secret word.
 func secretName(before string) bool {
 	j := len(before)
-	for j > 0 && (before[j-1] == ' ' || before[j-1] == '\t') {
+	for n := 0; n < maxBlanks && j > 0 && (before[j-1] == ' ' || before[j-1] == '\t'); n++ {
 		j--
 	}
 	if j > 0 && (before[j-1] == '"' || before[j-1] == '\'') {
@@ -470,6 +507,15 @@ func secretName(before string) bool {
 		}
 	}
 	return false
+}
+
+// blanks is how many spaces and tabs begin s, at most maxBlanks.
+func blanks(s string) int {
+	n := 0
+	for n < maxBlanks && n < len(s) && (s[n] == ' ' || s[n] == '\t') {
+		n++
+	}
+	return n
 }
 
 func isNameByte(c byte) bool {

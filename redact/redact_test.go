@@ -209,3 +209,51 @@ func BenchmarkHugeToken(b *testing.B) {
 		s.Close()
 	}
 }
+
+// TestLongLineBlanksBeforeAValue: in a line longer than MaxHold, a name
+// and its value far apart (the review's F4: 1 KiB of blanks after
+// "PASSWORD=") once came out split, the value unredacted. A value more
+// than maxBlanks blanks after its name is not taken for the name's value in
+// any line (short lines included), and one within them is caught however
+// the line is cut.
+func TestLongLineBlanksBeforeAValue(t *testing.T) {
+	const value = "hunter2hunter2hunter2"
+	for _, blanks := range []int{1, maxBlanks} {
+		line := strings.Repeat("x", MaxHold+500) + " DB_PASSWORD=" + strings.Repeat(" ", blanks) + value + " tail\n"
+		for _, step := range []int{1, 7, 100, 1000, 4096} {
+			var cuts []int
+			for c := step; c < len(line); c += step {
+				cuts = append(cuts, c)
+			}
+			out := feed(New(Builtin()), line, cuts...)
+			assert.NotContains(t, out, value, "blanks %d, writes of %d", blanks, step)
+			assert.Contains(t, out, "DB_PASSWORD=", "the name is kept")
+		}
+	}
+	far := "DB_PASSWORD=" + strings.Repeat(" ", maxBlanks+1) + value + "\n"
+	assert.Equal(t, far, feed(New(Builtin()), far), "too far: not a value, in a short line as in a long one")
+	long := strings.Repeat("x", MaxHold+500) + " " + far
+	assert.Equal(t, long, feed(New(Builtin()), long, MaxHold, MaxHold+300, MaxHold+500))
+}
+
+// TestLongLineOverlappingMatches: in a line longer than MaxHold, a match
+// that starts inside another pattern's match straddling the release point
+// (the review's F4) is released whole, never cut: no piece of either gets
+// out unredacted.
+func TestLongLineOverlappingMatches(t *testing.T) {
+	// A secret value whose end ("-bearer") begins a bearer token: the
+	// bearer match starts inside the secret-value match and ends after it.
+	token := "abcdefghijklmnopqrstuv"
+	secret := "MY_TOKEN=xxxxxxx-bearer " + token
+	for pad := MaxHold - 1100; pad < MaxHold+200; pad += 7 {
+		line := strings.Repeat("x", pad) + " " + secret + " end " + strings.Repeat("y", 2000) + "\n"
+		for _, step := range []int{512, 1000, 4096} {
+			var cuts []int
+			for c := step; c < len(line); c += step {
+				cuts = append(cuts, c)
+			}
+			out := feed(New(Builtin()), line, cuts...)
+			assert.NotContains(t, out, token, "pad %d, writes of %d: %q", pad, step, out[max(0, pad-20):min(len(out), pad+200)])
+		}
+	}
+}

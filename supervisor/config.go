@@ -52,6 +52,8 @@ type Args struct {
 	Sandbox   string   // --sandbox MODE (docs/sandbox.md)
 	Protect   []string // --protect DIR, repeatable
 	NoNetwork bool     // --no-network
+	// PIDNamespaceAuto is --pidns-auto: --pidns when no v2 leaf is made.
+	PIDNamespaceAuto bool
 }
 
 // Config is a validated run request.
@@ -72,6 +74,11 @@ type Config struct {
 	MaxMemory    int64  // bytes; 0: no limit
 	// PIDNamespace runs the command under an init of its own PID namespace.
 	PIDNamespace bool
+	// PIDNamespaceAuto does so where the run has no cgroup v2 leaf (which
+	// the harness could kill if shellsup died), or one an unprivileged
+	// command could leave, and the namespaces can be had; otherwise the
+	// run goes on in the tiers it has.
+	PIDNamespaceAuto bool
 
 	OutputConfig
 
@@ -133,6 +140,7 @@ func (a Args) Validate() (Config, error) {
 func (a Args) validate() (Config, error) {
 	cfg := Config{Deadline: request.Deadline{Kind: request.KindTimeout, Seconds: request.DefaultTimeout}, Budget: request.DefaultBudget, Grace: request.DefaultGrace, Frames: a.Frames, PIDNamespace: a.PIDNamespace,
 		NoLogin: a.NoLogin, ScrubEnv: a.ScrubEnv, AgentEnv: a.AgentEnv}
+	cfg.PIDNamespaceAuto = a.PIDNamespaceAuto
 	var err error
 	if cfg.Command, err = a.command(); err != nil {
 		return cfg, err

@@ -3,6 +3,7 @@ package supervisor
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -10,6 +11,7 @@ import (
 	"github.com/shellsup/shellsup/cgroup"
 	"github.com/shellsup/shellsup/pidns"
 	"github.com/shellsup/shellsup/reaper"
+	"github.com/shellsup/shellsup/request"
 )
 
 // nsStatusWait bounds the wait for bash's status from the PID-namespace
@@ -34,20 +36,50 @@ type leader interface {
 // init's uid and gid maps are written through its /proc entry, which a
 // non-dumpable parent's fork would give to root. Nothing inside the
 // namespace can see shellsup in that moment.
+//
+// With --pidns-auto a run without a v2 leaf goes into a namespace too, and
+// one whose namespaces cannot be had here (an *pidns.UnavailableError:
+// nothing of the command ran) falls back to the plain spawn.
 func spawnFor(cfg Config, cont *reaper.Containment, leaf *cgroup.Leaf) (*child, error) {
-	if !cfg.PIDNamespace {
-		if err := forbidDumps(); err != nil {
-			return nil, err
+	if cfg.PIDNamespace || autoNamespace(cfg, leaf) {
+		c, err := spawnInNamespace(cfg, cont, leaf)
+		if err == nil {
+			// prctl cannot fail with these arguments; and the command, inside
+			// the namespace, cannot reach shellsup's /proc entry anyway.
+			_ = forbidDumps()
 		}
-		return spawn(cfg, leaf)
+		if cfg.PIDNamespace || !isUnavailable(err) {
+			return c, err
+		}
 	}
-	c, err := spawnInNamespace(cfg, cont, leaf)
-	if err == nil {
-		// prctl cannot fail with these arguments; and the command, inside
-		// the namespace, cannot reach shellsup's /proc entry anyway.
-		_ = forbidDumps()
+	if err := forbidDumps(); err != nil {
+		return nil, err
 	}
-	return c, err
+	return spawn(cfg, leaf)
+}
+
+// autoNamespace: --pidns-auto asks for a namespace, and the run has no
+// cgroup v2 leaf, the one boundary the harness can still kill when
+// shellsup is gone (README, "Tiers"), or has one the command can leave. A
+// --max-procs below what the namespace's init needs keeps the run out of it.
+func autoNamespace(cfg Config, leaf *cgroup.Leaf) bool {
+	if !cfg.PIDNamespaceAuto || cfg.MaxProcs > 0 && cfg.MaxProcs < request.MinProcsPidns {
+		return false
+	}
+	return leafDir(leaf) == "" || leavable(cfg, leafDir(leaf))
+}
+
+// leavable: an unprivileged command of shellsup's own uid may move its
+// processes out of the leaf at dir, into the parent it was delegated
+// (moving needs write access to the cgroup.procs of the common ancestor).
+// A root command may leave any cgroup; for root the default stays the
+// cgroup tier, without the namespace's cost, and the README's answer is
+// --user or --pidns.
+func leavable(cfg Config, dir string) bool {
+	if os.Geteuid() == 0 || cfg.User != nil {
+		return false
+	}
+	return unix.Access(filepath.Join(filepath.Dir(dir), "cgroup.procs"), unix.W_OK) == nil
 }
 
 // spawnInNamespace is spawn with the PID-namespace init between shellsup

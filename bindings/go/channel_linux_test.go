@@ -11,7 +11,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -86,16 +88,25 @@ type attackReport struct {
 // Start and prints an attackReport as JSON. It is the harness the command
 // attacks, and may run as nobody.
 func attackHarness(args []string) int {
-	scenario, api, pidns := args[0], args[1], args[2] == "pidns"
+	scenario, api := args[0], args[1]
+	pidns, noPidns := args[2] == "pidns", args[2] == "no-pidns"
 	ctx := context.Background()
 	var rep attackReport
-	probe, err := Run(ctx, Request{Command: "true", PIDNamespace: pidns})
+	probe, err := Run(ctx, Request{Command: "true", PIDNamespace: pidns, NoPIDNamespace: noPidns})
 	if err != nil {
 		fmt.Println("probe:", err)
 		return 1
 	}
 	rep.Tier = probe.Cleanup.Tier
-	req := Request{Command: forgeAttack, PIDNamespace: pidns, Timeout: 30 * time.Second}
+	limit := 30 * time.Second
+	if contains(strings.Split(rep.Tier, "+"), "pidns") && scenario == "forge" {
+		limit = 3 * time.Second // the command cannot reach shellsup: the run lasts until its timeout
+	}
+	req := Request{Command: forgeAttack, PIDNamespace: pidns, NoPIDNamespace: noPidns, Timeout: limit}
+	if scenario == "killed" {
+		req.Command = sleeperCommand
+		go killChildrenAfterSleeper()
+	}
 	var res Result
 	switch {
 	case scenario == "swallow":
@@ -104,7 +115,7 @@ func attackHarness(args []string) int {
 	case api == "run":
 		res, err = Run(ctx, req)
 	default:
-		req.Timeout, req.Lifetime = 0, 30*time.Second
+		req.Timeout, req.Lifetime = 0, limit
 		var job *Job
 		if job, err = Start(ctx, req); err == nil {
 			res, err = job.Wait(ctx)
@@ -122,6 +133,31 @@ func attackHarness(args []string) int {
 	out, _ := json.Marshal(rep)
 	fmt.Println(string(out))
 	return 0
+}
+
+// sleeperCommand leaves a setsid sleeper and waits (the harness then
+// SIGKILLs shellsup).
+const sleeperCommand = `setsid sleep 300 </dev/null >/dev/null 2>&1 &
+echo "sleeper $!" >> "$LOG"
+sleep 300`
+
+// killChildrenAfterSleeper SIGKILLs the harness's children (shellsup) once
+// the command has logged its sleeper, as the OOM killer or an operator
+// would: inside a PID namespace the command cannot reach shellsup itself.
+func killChildrenAfterSleeper() {
+	proctest.Await(20*time.Second, func() bool {
+		b, _ := os.ReadFile(os.Getenv("LOG"))
+		return strings.Contains(string(b), "sleeper ")
+	})
+	tasks, _ := filepath.Glob("/proc/self/task/*/children")
+	for _, f := range tasks {
+		b, _ := os.ReadFile(f)
+		for _, field := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(field); err == nil {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	}
 }
 
 // swallowThenKill starts the job, waits for its command to log "done", and
@@ -220,12 +256,14 @@ func refusedSockets(t *testing.T, user string, log []string) {
 // shellsup. The forgery cannot be written, Run and Start return an error,
 // never a clean result, and nothing of the command survives in the cgroup
 // tier (Run kills the leaf) or under --pidns (the kernel kills the
-// namespace; there the harness is not even visible). In the subreaper tier
-// alone the boundary dies with shellsup: the error says so.
+// namespace; there the harness is not even visible). The default is one of
+// the two: the cgroup tier as root here, a PID namespace as nobody (no
+// delegated cgroup). Only NoPIDNamespace gives nobody the subreaper tier
+// alone, whose boundary dies with shellsup: the error says so.
 func TestForgedTotalsAndKilledShellsup(t *testing.T) {
 	for _, user := range []string{"root", "nobody"} {
 		for _, api := range []string{"run", "start"} {
-			for _, ns := range []string{"default", "pidns"} {
+			for _, ns := range []string{"default", "no-pidns", "pidns"} {
 				t.Run(user+"/"+api+"/"+ns, func(t *testing.T) {
 					tok := reapertest.NewToken()
 					t.Cleanup(func() {
@@ -235,7 +273,10 @@ func TestForgedTotalsAndKilledShellsup(t *testing.T) {
 					rep, log := attack(t, tok, user, "forge", api, ns)
 					assert.NotEqual(t, "forged", rep.Command, "the forged totals became the result: %+v", rep)
 					tiers := strings.Split(rep.Tier, "+")
-					if ns == "pidns" {
+					if ns == "default" {
+						assert.Contains(t, tiers, map[string]string{"root": "cgroup", "nobody": "pidns"}[user], "the default tier: %+v", rep)
+					}
+					if contains(tiers, "pidns") {
 						for _, line := range log {
 							assert.NotContains(t, line, "socket:", "the harness is outside the namespace: %q", log)
 						}
@@ -245,23 +286,54 @@ func TestForgedTotalsAndKilledShellsup(t *testing.T) {
 						refusedSockets(t, user, log)
 					}
 					if contains(tiers, "cgroup") || contains(tiers, "pidns") {
-						gone := proctest.Await(5*time.Second, func() bool {
-							for _, p := range reapertest.Find(tok) {
-								if p.State != "Z" {
-									return false
-								}
-							}
-							return true
-						})
-						assert.True(t, gone, "nothing of the command is alive: %v", reapertest.Find(tok))
+						assertNothingAlive(t, tok)
 						return
 					}
+					assert.Equal(t, "nobody/no-pidns", user+"/"+ns, "the subreaper tier alone: %+v", rep)
 					assert.Contains(t, rep.Message, "may survive", "the subreaper tier alone says what is left")
 					assert.NotEmpty(t, reapertest.Find(tok), "the tree outlived shellsup, as documented for this tier")
 				})
 			}
 		}
 	}
+}
+
+// TestKilledShellsupLeavesNothingByDefault: inside a PID namespace the
+// command cannot reach shellsup, but shellsup can still die (the OOM
+// killer, an operator): the harness SIGKILLs it. Run and Start return an
+// error, and in the default tier (cgroup as root here, a PID namespace as
+// nobody) nothing of the command survives, its setsid sleeper included.
+func TestKilledShellsupLeavesNothingByDefault(t *testing.T) {
+	for _, user := range []string{"root", "nobody"} {
+		for _, api := range []string{"run", "start"} {
+			t.Run(user+"/"+api, func(t *testing.T) {
+				tok := reapertest.NewToken()
+				t.Cleanup(func() {
+					reapertest.Kill(tok)
+					awaitNoLeak(t, tok, 10*time.Second)
+				})
+				rep, _ := attack(t, tok, user, "killed", api, "default")
+				assert.Contains(t, strings.Split(rep.Tier, "+"), map[string]string{"root": "cgroup", "nobody": "pidns"}[user], "%+v", rep)
+				require.Equal(t, CategoryProtocol, rep.Category, "never a clean result: %+v", rep)
+				assert.Contains(t, rep.Message, "signal: killed")
+				assertNothingAlive(t, tok)
+			})
+		}
+	}
+}
+
+// assertNothingAlive: within 5 s no process carrying tok is alive.
+func assertNothingAlive(t *testing.T, tok reapertest.Token) {
+	t.Helper()
+	gone := proctest.Await(5*time.Second, func() bool {
+		for _, p := range reapertest.Find(tok) {
+			if p.State != "Z" {
+				return false
+			}
+		}
+		return true
+	})
+	assert.True(t, gone, "nothing of the command is alive: %v", reapertest.Find(tok))
 }
 
 func contains(list []string, s string) bool {
@@ -281,7 +353,7 @@ func TestCommandCannotSwallowCancel(t *testing.T) {
 		t.Run(user, func(t *testing.T) {
 			tok := reapertest.NewToken()
 			t.Cleanup(func() { reapertest.Check(t, tok) })
-			rep, log := attack(t, tok, user, "swallow", "start", "default")
+			rep, log := attack(t, tok, user, "swallow", "start", "no-pidns")
 			require.Empty(t, rep.Category, "%+v", rep)
 			refusedSockets(t, user, log)
 			assert.True(t, rep.Cancel, "%+v", rep)

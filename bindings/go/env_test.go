@@ -36,18 +36,32 @@ for a in "$@"; do printf '%s\n' "$a"; done > '`+log+`'`)
 // before "--"; the zero Request adds none.
 func TestShellOptionsBecomeFlags(t *testing.T) {
 	plain := argvOf(t, Request{Command: "true"})
-	assert.Equal(t, []string{"--frames", "--timeout=120", "--", "true"}, plain)
+	assert.Equal(t, []string{"--frames", "--timeout=120", "--pidns-auto", "--", "true"}, plain)
 
 	spill := t.TempDir() // 0700, as a spill directory must be
 	all := argvOf(t, Request{Command: "-x", NoLogin: true, ScrubEnv: true, AgentEnv: true, EnvAllow: []string{"A", "LC_*"}, Workspace: "/w",
 		RedactPatterns: []string{`-tok_[a-z]+`, `a=b`}, Spill: spill, SpillMax: 64 << 20, Capture: "head+tail"})
 	assert.Equal(t, []string{"--frames", "--timeout=120", "--spill=" + spill, "--spill-max=67108864",
-		"--no-login", "--scrub-env", "--agent-env", "--env-allow=A,LC_*", "--workspace=/w",
+		"--pidns-auto", "--no-login", "--scrub-env", "--agent-env", "--env-allow=A,LC_*", "--workspace=/w",
 		"--redact", "--redact-pattern=-tok_[a-z]+", "--redact-pattern=a=b",
 		"--capture=head+tail", "--", "-x"}, all)
 
-	assert.Equal(t, []string{"--frames", "--timeout=120", "--redact", "--capture=tail", "--", "true"},
+	assert.Equal(t, []string{"--frames", "--timeout=120", "--pidns-auto", "--redact", "--capture=tail", "--", "true"},
 		argvOf(t, Request{Command: "true", Redact: true, Capture: "tail"}))
+}
+
+// The PID namespace: --pidns-auto by default, --pidns with PIDNamespace,
+// neither with NoPIDNamespace; both at once are refused, nothing spawned.
+func TestPidnsFlags(t *testing.T) {
+	assert.Equal(t, []string{"--frames", "--timeout=120", "--pidns", "--", "true"},
+		argvOf(t, Request{Command: "true", PIDNamespace: true}))
+	assert.Equal(t, []string{"--frames", "--timeout=120", "--", "true"},
+		argvOf(t, Request{Command: "true", NoPIDNamespace: true}))
+	_, err := Run(context.Background(), Request{Command: "true", PIDNamespace: true, NoPIDNamespace: true, Binary: "/nonexistent/shellsup"})
+	var e *Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, CategoryValidation, e.Category)
+	assert.Contains(t, e.Error(), "PIDNamespace and NoPIDNamespace cannot both be true")
 }
 
 // The options that can be checked cheaply are refused before anything is

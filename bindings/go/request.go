@@ -71,7 +71,20 @@ type Request struct {
 	// (shellsup --pidns): when shellsup dies for any reason, the kernel
 	// kills every process of the command. Where the namespaces cannot be
 	// made, Run returns an *Error of category "containment_unavailable".
+	//
+	// Without it (and without NoPIDNamespace) the run gets a namespace
+	// only where shellsup makes no cgroup v2 leaf (an unprivileged user
+	// with no delegated cgroup, say), or one the unprivileged command could
+	// leave (a delegated cgroup), and the namespaces can be had
+	// (shellsup --pidns-auto); elsewhere it goes on in the tiers it has.
+	// Result.Cleanup.Tier says which it was.
 	PIDNamespace bool
+
+	// NoPIDNamespace never runs the command in a PID namespace: where
+	// shellsup makes no cgroup leaf, the subreaper tier alone, in which a
+	// command that kills shellsup can leave daemons running (README,
+	// "Tiers"). It cannot be combined with PIDNamespace.
+	NoPIDNamespace bool
 
 	// User, if not "", runs the command as another user (shellsup --user
 	// USER[:GROUP]): USER is a name of shellsup's /etc/passwd or a numeric
@@ -239,6 +252,8 @@ type config struct {
 	spill     string // "": no spill files
 	spillMax  int64  // 0: shellsup's default
 	shell     shellOptions
+
+	pidnsAuto bool // --pidns-auto: neither PIDNamespace nor NoPIDNamespace
 }
 
 // shellOptions are the Request fields that pass straight to shellsup's
@@ -269,6 +284,7 @@ func (r Request) validate() (config, error) {
 		func() error { return validateCwd(r.Cwd) },
 		func() error { return validateEnv(r.Env) },
 		func() error { return validateLimits(r.MaxProcs, r.MaxMemory) },
+		func() error { return validatePidns(r, &c) },
 		func() error { return validateUser(r.User) },
 		func() error { return validatePath("workspace", r.Workspace) },
 		func() error { return validateSandbox(r.Sandbox, r.Workspace, r.Protect) },
@@ -341,6 +357,16 @@ func validateLimits(procs, memory int64) error {
 	if memory != 0 {
 		return request.ValidateMaxMemory(memory, strconv.FormatInt(memory, 10))
 	}
+	return nil
+}
+
+// validatePidns refuses PIDNamespace with NoPIDNamespace and chooses the
+// flag: --pidns, --pidns-auto (the default) or neither.
+func validatePidns(r Request, c *config) error {
+	if r.PIDNamespace && r.NoPIDNamespace {
+		return &request.ValidationError{Msg: "PIDNamespace and NoPIDNamespace cannot both be true (got both true)"}
+	}
+	c.pidnsAuto = !r.PIDNamespace && !r.NoPIDNamespace
 	return nil
 }
 
@@ -471,6 +497,9 @@ func (c config) args() []string {
 	}
 	if c.pidns {
 		args = append(args, "--pidns")
+	}
+	if c.pidnsAuto {
+		args = append(args, "--pidns-auto") // a namespace where shellsup makes no cgroup v2 leaf
 	}
 	if c.user != "" {
 		args = append(args, "--user="+c.user)

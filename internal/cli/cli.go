@@ -53,6 +53,10 @@ options:
   --workspace DIR    the working directory (default DIR) must lie in DIR, links followed
   --frames           machine mode: msgpack frames on stdout, control frames on stdin
   --pidns            run the command in its own PID namespace (see the README)
+  --pidns-auto       --pidns where no cgroup v2 leaf can be made, or the
+                     command could leave it (a delegated cgroup), and the
+                     namespaces can be had; else the tiers there are (the
+                     bindings' default)
   --user USER[:GROUP]
                      run the command as USER (a name or uid; shellsup runs as
                      root, or with CAP_SETUID, CAP_SETGID and CAP_KILL): USER's
@@ -163,6 +167,7 @@ func Parse(argv []string) (supervisor.Args, error) {
 	fs.StringVar(&a.Grace, "grace", "", "")
 	fs.BoolVar(&a.Frames, "frames", a.Frames, "")
 	fs.BoolVar(&a.PIDNamespace, "pidns", false, "")
+	fs.BoolVar(&a.PIDNamespaceAuto, "pidns-auto", false, "")
 	fs.StringVar(&a.MaxProcs, "max-procs", "", "")
 	fs.StringVar(&a.MaxMemory, "max-memory", "", "")
 	fs.StringVar(&a.Cgroup, "cgroup", "", "")

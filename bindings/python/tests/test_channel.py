@@ -80,15 +80,32 @@ HARNESS = r"""
 import json, os, sys, time
 import shellsup as shell
 cfg = json.loads(sys.argv[1])
-kw = {"pidns": True} if cfg["pidns"] else {}
+kw = {} if cfg["pidns"] is None else {"pidns": cfg["pidns"]}
 out = {"tier": shell.run("true", progress=None, **kw).cleanup["tier"]}
 log = os.environ["LOG"]
+
+def kill_shellsup():
+    # As the OOM killer or an operator would: SIGKILL shellsup (this
+    # process's only child) once the command has started its sleeper.
+    end = time.monotonic() + 20
+    while time.monotonic() < end and not any(l.startswith("sleeper ") for l in open(log)):
+        time.sleep(0.01)
+    for task in os.listdir("/proc/self/task"):
+        for pid in open(f"/proc/self/task/{task}/children").read().split():
+            os.kill(int(pid), 9)
+
 try:
-    if cfg["scenario"] == "forge":
+    if cfg["scenario"] == "killed":
+        import threading
+        threading.Thread(target=kill_shellsup, daemon=True).start()
+    if cfg["scenario"] in ("forge", "killed"):
+        # In a PID namespace the command cannot reach shellsup: the run
+        # lasts until its timeout.
+        limit = 3 if "pidns" in out["tier"].split("+") and cfg["scenario"] == "forge" else 30
         if cfg["api"] == "run":
-            res = shell.run(cfg["command"], progress=None, timeout=30, **kw)
+            res = shell.run(cfg["command"], progress=None, timeout=limit, **kw)
         else:
-            res = shell.start(cfg["command"], lifetime=30, **kw).wait(timeout=30)
+            res = shell.start(cfg["command"], lifetime=limit, **kw).wait(timeout=30)
         out["result"] = dict(res)
     else:
         job = shell.start(cfg["command"], lifetime=30, **kw)
@@ -152,12 +169,17 @@ def _channel_lines(out: Dict[str, Any]) -> List[str]:
     return [line for line in out["log"] if "socket:" in line or "pipe:" in line]
 
 
-@pytest.mark.parametrize("pidns", [False, True], ids=["default", "pidns"])
+@pytest.mark.parametrize("pidns", [None, False, True], ids=["default", "no-pidns", "pidns"])
 @pytest.mark.parametrize("api", ["run", "start"])
 @pytest.mark.parametrize("user", ["root", "nobody"])
 def test_a_forged_totals_frame_and_a_killed_shellsup_end_in_an_error(tmp_path, leaks, child_env, user, api, pidns):
     out = _scenario(child_env, user, scenario="forge", api=api, pidns=pidns, command=FORGE)
-    if pidns:
+    tiers = out["tier"].split("+")
+    if pidns is None:
+        # The default: the cgroup tier where shellsup makes a leaf (root
+        # here), else a PID namespace (nobody with no delegated cgroup).
+        assert ("cgroup" if user == "root" else "pidns") in tiers, out
+    if "pidns" in tiers:
         # The harness is outside the command's PID namespace: $PPID is not
         # shellsup, no fd of the harness is found, and whatever the run
         # says is shellsup's own report; the kernel kills the namespace.
@@ -172,17 +194,43 @@ def test_a_forged_totals_frame_and_a_killed_shellsup_end_in_an_error(tmp_path, l
     _refused(out, user)
     sleeper = [int(line.split()[1]) for line in out["log"] if line.startswith("sleeper ")]
     assert sleeper, out["log"]
-    tiers = out["tier"].split("+")
-    if "cgroup" in tiers or "pidns" in tiers:
-        # The binding killed the leaf, or the kernel the namespace: nothing is left.
+    if "cgroup" in tiers:
+        # The binding killed the leaf: nothing is left.
         _await_no_survivors(leaks, out)
         return
-    # The subreaper tier alone: the boundary died with shellsup (README): the
-    # binding says so; the test removes the orphans.
+    # The subreaper tier alone, which only pidns=False gives nobody here:
+    # the boundary died with shellsup (README, "Tiers"): the binding says
+    # so; the test removes the orphans.
+    assert pidns is False and user == "nobody", out
     assert "may still be running" in out["error"]["message"], out
     left = leaks.wait_for(1, comm="sleep")
     assert sleeper[0] in {p.pid for p in left}, (sleeper, left)
     leaks.kill(leaks.survivors())
+
+
+# Leaves a setsid sleeper and waits; the harness then SIGKILLs shellsup.
+SLEEPER = r"""
+setsid sleep 300 </dev/null >/dev/null 2>&1 &
+echo "sleeper $!" >> "$LOG"
+sleep 300
+"""
+
+
+@pytest.mark.parametrize("api", ["run", "start"])
+@pytest.mark.parametrize("user", ["root", "nobody"])
+def test_a_killed_shellsup_leaves_nothing_by_default(tmp_path, leaks, child_env, user, api):
+    # Inside a PID namespace the command cannot reach shellsup; but
+    # shellsup can still die (the OOM killer, an operator): the binding
+    # raises, and the default tier (cgroup for root here, a PID namespace
+    # for nobody) leaves nothing of the command behind.
+    out = _scenario(child_env, user, scenario="killed", api=api, pidns=None, command=SLEEPER)
+    assert ("cgroup" if user == "root" else "pidns") in out["tier"].split("+"), out
+    assert "result" not in out, out
+    assert out["error"]["category"] == "protocol", out
+    assert "shellsup was killed by SIGKILL" in out["error"]["message"], out
+    if user == "nobody":
+        assert "the command ran in a PID namespace, which the kernel kills when shellsup dies" in out["error"]["message"], out
+    _await_no_survivors(leaks, out)
 
 
 def _refused(out: Dict[str, Any], user: str) -> None:

@@ -227,11 +227,14 @@ def test_options_become_flags(tmp_path):
                             spill_max=64 << 20, capture="head+tail")
     argv = req.argv("shellsup")
     assert argv[argv.index("--budget") + 2:] == [
-        "--no-login", "--scrub-env", "--agent-env", "--env-allow=A,LC_*", f"--workspace={tmp_path}", "--redact",
+        "--pidns-auto", "--no-login", "--scrub-env", "--agent-env", "--env-allow=A,LC_*", f"--workspace={tmp_path}", "--redact",
         "--redact-pattern=-tok_[a-z]+", "--redact-pattern=a=b", f"--spill={spill}", "--spill-max=67108864",
         "--capture=head+tail", "--", "-x"]
     plain = _validate.request("true", None, None, None, None, None).argv("shellsup")
-    assert plain[plain.index("--budget") + 2:] == ["--", "true"], "no option, no flag"
+    assert plain[plain.index("--budget") + 2:] == ["--pidns-auto", "--", "true"], "no option, no flag but the default's"
+    for pidns, flags in ((True, ["--pidns"]), (False, [])):
+        argv = _validate.request("true", None, None, None, None, None, pidns=pidns).argv("shellsup")
+        assert argv[argv.index("--budget") + 2:] == flags + ["--", "true"], pidns
     assert _validate.request("true", None, None, None, None, None, redact=True, capture="tail").argv("x")[-4:] == \
         ["--redact", "--capture=tail", "--", "true"]
 

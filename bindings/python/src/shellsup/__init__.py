@@ -73,7 +73,7 @@ def run(
     grace: Optional[Union[int, float]] = None,
     max_procs: Optional[int] = None,
     max_memory: Optional[Union[int, str]] = None,
-    pidns: bool = False,
+    pidns: Optional[bool] = None,
     user: Optional[str] = None,
     no_login: bool = False,
     scrub_env: bool = False,
@@ -129,7 +129,14 @@ def run(
     pidns: True runs the command under an init of its own PID namespace
         (shellsup --pidns): if shellsup dies for any reason, the kernel kills
         every process of the command. Where the namespaces cannot be made,
-        ShellsupError with category "containment_unavailable".
+        ShellsupError with category "containment_unavailable". None (the
+        default) does so only where shellsup makes no cgroup v2 leaf (e.g.
+        an unprivileged user with no delegated cgroup), or one the
+        unprivileged command could leave (a delegated cgroup), and the
+        namespaces can be had (shellsup --pidns-auto); else the run goes on in the
+        tiers it has. False never does: in the subreaper tier alone, a
+        command that kills shellsup can leave daemons running (README,
+        "Tiers"). The result's ``cleanup["tier"]`` says which it was.
     user: ``"USER"`` or ``"USER:GROUP"`` (names or numeric ids) runs the
         command as that user (shellsup --user): the user's groups from
         /etc/group, or only GROUP; HOME (the passwd entry's, else
@@ -233,7 +240,7 @@ async def run_async(
     grace: Optional[Union[int, float]] = None,
     max_procs: Optional[int] = None,
     max_memory: Optional[Union[int, str]] = None,
-    pidns: bool = False,
+    pidns: Optional[bool] = None,
     user: Optional[str] = None,
     no_login: bool = False,
     scrub_env: bool = False,

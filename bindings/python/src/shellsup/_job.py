@@ -526,7 +526,7 @@ def start(
     budget: Optional[int] = DEFAULT_BUDGET,
     max_procs: Optional[int] = None,
     max_memory: Optional[Union[int, str]] = None,
-    pidns: bool = False,
+    pidns: Optional[bool] = None,
     user: Optional[str] = None,
     no_login: bool = False,
     scrub_env: bool = False,

@@ -127,7 +127,7 @@ class Request:
     env: Optional[Dict[Union[str, bytes], Union[str, bytes]]]
     max_procs: Optional[int] = None  # --max-procs
     max_memory: Optional[int] = None  # --max-memory, bytes
-    pidns: bool = False
+    pidns: Optional[bool] = None  # True: --pidns; None: --pidns-auto; False: neither
     user: Optional[str] = None  # --user USER[:GROUP]
     options: ShellOptions = ShellOptions()
 
@@ -142,6 +142,8 @@ class Request:
             args += ["--max-memory", str(self.max_memory)]
         if self.pidns:
             args.append("--pidns")
+        elif self.pidns is None:
+            args.append("--pidns-auto")  # a namespace where shellsup makes no cgroup v2 leaf
         if self.user is not None:
             args.append("--user=" + self.user)
         return args + self.options.flags() + ["--", self.command]
@@ -304,9 +306,9 @@ def check_progress(progress: Any) -> Optional[Callable[[str, str], Any]]:
     return progress
 
 
-def check_pidns(pidns: Any) -> bool:
-    if not isinstance(pidns, bool):
-        raise invalid(f"pidns must be True or False (got {quote(pidns)} of type {type(pidns).__name__})")
+def check_pidns(pidns: Any) -> Optional[bool]:
+    if pidns is not None and not isinstance(pidns, bool):
+        raise invalid(f"pidns must be None, True or False (got {quote(pidns)} of type {type(pidns).__name__})")
     return pidns
 
 
@@ -552,7 +554,7 @@ def shell_options(no_login: Any = False, scrub_env: Any = False, agent_env: Any 
 
 
 def request(command: Any, cwd: Any, timeout: Any, budget: Any, grace: Any, env: Any,
-            max_procs: Any = None, max_memory: Any = None, pidns: Any = False, user: Any = None,
+            max_procs: Any = None, max_memory: Any = None, pidns: Any = None, user: Any = None,
             kind: str = TIMEOUT, **options: Any) -> Request:
     """Check every argument, in the order of run()'s signature. timeout is
     the deadline in seconds, a job's lifetime with kind LIFETIME. options are

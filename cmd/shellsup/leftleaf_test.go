@@ -1,0 +1,79 @@
+//go:build linux
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/shellsup/shellsup/internal/proctest"
+)
+
+// escapes is a command that moves a background sleep into each of the
+// cgroup.procs files named, prints each one's pid, and exits: the sleeps are
+// reparented to shellsup, outside the leaf.
+func escapes(files ...string) string {
+	var b strings.Builder
+	for _, f := range files {
+		fmt.Fprintf(&b, "sleep 300 & echo $! > %s || exit 9; echo $!\n", f)
+	}
+	return b.String()
+}
+
+// TestLeftTheLeafReportedTampered: a root command escapes --max-procs by
+// moving a process into the v1 pids root (the review's F3), or out of the
+// v2 leaf into the v2 root. The /proc walk still kills both (the leak check
+// of runShellsup), and the cleanup lists each among what was tampered with.
+func TestLeftTheLeafReportedTampered(t *testing.T) {
+	needCgroupTier(t)
+	if _, err := os.Stat("/sys/fs/cgroup/pids/cgroup.procs"); err != nil {
+		t.Skip("needs the v1 pids hierarchy (a hybrid host)")
+	}
+	r := runShellsup(t, opts{
+		args:    []string{"--max-procs", "64"},
+		command: escapes("/sys/fs/cgroup/pids/cgroup.procs", unified+"/cgroup.procs"),
+	})
+	tot := requireTotals(t, r)
+	require.Equal(t, 0, r.exit, "%s %s", tot.Stdout, tot.Stderr)
+	pids := strings.Fields(tot.Stdout)
+	require.Len(t, pids, 2, tot.Stdout)
+	require.Len(t, tot.Cleanup.Tampered, 2, "%v", tot.Cleanup.Tampered)
+	if proctest.Tier() == "pidns" {
+		// $! is the namespace's pid; the report gives shellsup's.
+		assert.Contains(t, tot.Cleanup.Tampered[0]+tot.Cleanup.Tampered[1], " now in / of the v1 pids hierarchy")
+		return
+	}
+	assert.ElementsMatch(t, []string{
+		"left the leaf: pid " + pids[0] + " now in / of the v1 pids hierarchy",
+		"left the leaf: pid " + pids[1] + " now in /",
+	}, tot.Cleanup.Tampered)
+}
+
+// TestLeftTheLeafDelegated: in a delegated v2 cgroup (--cgroup) the
+// command moves a process out of its leaf into the delegated parent (the
+// review's F2). While shellsup lives, the walk kills it and the cleanup
+// reports it; a process that stays in the leaf is not reported.
+func TestLeftTheLeafDelegated(t *testing.T) {
+	needCgroupTier(t)
+	deleg := filepath.Join(unified, fmt.Sprintf("shellsup-test-left-%d", os.Getpid()))
+	require.NoError(t, os.Mkdir(deleg, 0o755))
+	t.Cleanup(func() { _ = os.Remove(deleg) })
+	r := runShellsup(t, opts{
+		args:    []string{"--cgroup", deleg},
+		command: escapes(deleg+"/cgroup.procs") + "sleep 300 &",
+	})
+	tot := requireTotals(t, r)
+	require.Equal(t, 0, r.exit, "%s %s", tot.Stdout, tot.Stderr)
+	rel := strings.TrimPrefix(deleg, unified)
+	require.Len(t, tot.Cleanup.Tampered, 1, "%v", tot.Cleanup.Tampered)
+	assert.True(t, strings.HasSuffix(tot.Cleanup.Tampered[0], " now in "+rel), "%v", tot.Cleanup.Tampered)
+	if proctest.Tier() != "pidns" {
+		assert.Equal(t, "left the leaf: pid "+strings.TrimSpace(tot.Stdout)+" now in "+rel, tot.Cleanup.Tampered[0])
+	}
+}
