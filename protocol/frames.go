@@ -172,6 +172,7 @@ type Totals struct {
 	LeftOut int64  `msgpack:"leftOut"`
 	Spill   *Spill `msgpack:"spill,omitempty"` // only with --spill
 	User    *RunAs `msgpack:"user,omitempty"`  // only with --user, as in Start
+	InteractiveTotals
 }
 
 // Spill names a run's spill files and what they hold.
@@ -253,5 +254,5 @@ func newFrame(typ string) Frame {
 	case TypePorts:
 		return new(Ports)
 	}
-	return nil
+	return newInteractiveFrame(typ)
 }

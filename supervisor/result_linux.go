@@ -36,7 +36,7 @@ func exitCode(t *protocol.Totals, end ending, rep reaper.Report) int {
 	switch {
 	case !rep.Clean() || t.ExitCode == nil:
 		return ExitFailed
-	case end.trigger == byTimeout:
+	case end.trigger == byTimeout, end.trigger == byIdle, end.trigger == byNeedsInput:
 		return ExitTimedOut
 	case end.trigger == byCancel && end.sig != 0:
 		return 128 + int(end.sig)
@@ -57,6 +57,8 @@ func summary(t *protocol.Totals, code int, l lost) string {
 	switch {
 	case t.TimedOut:
 		b.WriteString("timed out")
+	case t.Status != "":
+		b.WriteString(strings.ReplaceAll(t.Status, "_", " "))
 	case t.Cancelled:
 		fmt.Fprintf(&b, "cancelled (%s)", t.CancelReason)
 	case t.Signal != nil:

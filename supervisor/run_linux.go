@@ -39,6 +39,8 @@ const (
 	byExit trigger = iota + 1
 	byTimeout
 	byCancel
+	byIdle       // --idle-timeout: nothing printed for that long
+	byNeedsInput // --stop-on-input: the program waits for input
 )
 
 // word is the trigger as totals.cleanup.trigger carries it.
@@ -48,6 +50,10 @@ func (t trigger) word() string {
 		return protocol.TriggerTimeout
 	case byCancel:
 		return protocol.TriggerCancel
+	case byIdle:
+		return protocol.TriggerIdle
+	case byNeedsInput:
+		return protocol.TriggerNeedsInput
 	}
 	return protocol.TriggerExit
 }
@@ -78,6 +84,12 @@ type session struct {
 	limits  cgroup.Stats
 	leafDir string // the v2 leaf, reported in start
 	ttyErr  bool   // human mode with stderr a terminal: the summary's write is bounded
+
+	// Interactive runs (docs/interactive.md).
+	input         *inputSink  // nil: stdin /dev/null
+	quiet         *quietWatch // nil: no idle timeout and no terminal
+	prompt        lastLine    // the last line of stdout
+	waitingPrompt string      // the prompt of the last waiting frame; under mu
 
 	// ended is set once the ending is decided: a SIGINT or SIGTERM after
 	// it skips the rest of the grace, closing hurry.
@@ -138,10 +150,13 @@ func run(cfg Config, stdio Stdio, out *output) int {
 	time.Sleep(seamStartDelay())
 	s.announce(c, cont)
 	d := startDrain(c, s.streams.pumps)
+	s.input = c.input
+	s.quiet = s.startQuietWatch(c.input)
 	s.watchCancels(stdio.Stdin, sigs)
 	defer watchParent(ppid, stdio, s.cancel)()
 	end := s.awaitEnding(s.leader)
 	s.ended.Store(true)
+	s.endInput()
 	s.notice(end)
 	rep := cont.Cleanup(w, reaper.Deadlines{Grace: cfg.graceDuration(), Kill: killBudget, Hurry: s.hurry})
 	s.cleaned = time.Now()
@@ -161,6 +176,9 @@ func newSession(cfg Config, out *output, set *spill.Set, stdio Stdio) *session {
 	emit := out.progress
 	if !cfg.Frames {
 		emit = func(decoder.Stream, string) {} // the terminal gets the raw bytes instead
+	}
+	if cfg.PTY {
+		emit = recordPrompt(&s.prompt, emit)
 	}
 	s.streams = newStreams(cfg, set, capture, emit, stdio, gone)
 	s.ttyErr = !cfg.Frames && stdio.Stderr != nil && isTerminal(stdio.Stderr)
@@ -238,7 +256,11 @@ func (s *session) watchCancels(stdin *os.File, sigs *signalSet) {
 		}
 	}()
 	if s.cfg.Frames && stdin != nil && isControlChannel(stdin) {
-		go watchControl(stdin, s.cancel, s.answerPorts)
+		var input func(protocol.Frame)
+		if s.input != nil {
+			input = s.input.handle
+		}
+		go watchControl(stdin, s.cancel, s.answerPorts, input)
 	}
 }
 
@@ -259,6 +281,11 @@ func (s *session) awaitEnding(w leader) ending {
 			return ending{trigger: byExit}
 		}
 		return ending{trigger: byCancel, reason: c.reason, sig: c.sig}
+	case t := <-s.quiet.endings():
+		if leaderMadeIt(w) {
+			return ending{trigger: byExit}
+		}
+		return ending{trigger: t}
 	}
 }
 
@@ -309,6 +336,11 @@ func (s *session) notice(end ending) {
 	case byCancel:
 		s.out.frame(&protocol.Cancel{Reason: end.reason})
 		s.out.line(fmt.Sprintf("shellsup: cancelled (%s); cleaning up", end.reason))
+	case byIdle:
+		s.out.frame(&protocol.Idle{IdleTimeout: s.cfg.IdleTimeout})
+		s.out.line(fmt.Sprintf("shellsup: no output for %gs (--idle-timeout); cleaning up", s.cfg.IdleTimeout))
+	case byNeedsInput:
+		s.out.line("shellsup: the program waits for input (--stop-on-input); cleaning up")
 	}
 }
 
@@ -401,8 +433,9 @@ func (s *session) totals(w *reaper.Waiter, end ending, rep reaper.Report, drainT
 		CancelReason: end.reason,
 		StdoutBytes:  t.StdoutBytes, StderrBytes: t.StderrBytes,
 		Redactions: s.streams.redactions(), Capture: s.cfg.Capture.String(), LeftOut: kept,
-		Spill: s.streams.closeSpill(),
-		User:  runAs(s.cfg.User),
+		Spill:             s.streams.closeSpill(),
+		User:              runAs(s.cfg.User),
+		InteractiveTotals: s.interactiveTotals(end),
 		Cleanup: protocol.Cleanup{
 			Tier: rep.Tier, Trigger: end.trigger.word(), Signalled: rep.Signalled, Killed: rep.Killed,
 			Reaped: w.Count(), Rounds: rep.Rounds, Stragglers: stragglers,

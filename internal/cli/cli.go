@@ -61,6 +61,12 @@ options:
   --redact           replace secrets (tokens, keys) in the captured text
   --redact-pattern RE  a further secret pattern (Go regexp; repeatable; implies --redact)
   --quiet            human mode: no summary line
+  --pty              run bash on a new pseudo-terminal (docs/interactive.md)
+  --pty-size COLSxROWS  the terminal's size (default 80x24)
+  --stdin MODE       null (default) or pipe: bash's stdin fed by input frames
+  --idle-timeout SECONDS  end the run after this long without output (exit 124)
+  --stop-on-input    with --pty: end the run once the program waits for input
+                     (status needs_input, exit 124)
   --version          print the version
   --help             print this help
 
@@ -154,6 +160,7 @@ func Parse(argv []string) (supervisor.Args, error) {
 	fs.StringVar(&a.Workspace, "workspace", "", "")
 	fs.StringVar(&a.User, "user", "", "")
 	outputFlags(fs, &a.Output)
+	interactiveFlags(fs, &a.Interactive)
 	showVersion := fs.Bool("version", false, "")
 	if err := fs.Parse(argv); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -208,7 +215,7 @@ func options(argv []string) []string {
 }
 
 // optionNames lists the options for an "unknown option" message.
-const optionNames = "--timeout, --cwd, --budget, --grace, --no-login, --scrub-env, --agent-env, --env-allow, --workspace, --frames, --pidns, --user, --max-procs, --max-memory, --cgroup, --no-cgroup, --require, --spill, --spill-max, --capture, --lifetime, --redact, --redact-pattern, --quiet, --version, --help"
+const optionNames = "--timeout, --cwd, --budget, --grace, --no-login, --scrub-env, --agent-env, --env-allow, --workspace, --frames, --pidns, --user, --max-procs, --max-memory, --cgroup, --no-cgroup, --require, --spill, --spill-max, --capture, --lifetime, --redact, --redact-pattern, --quiet, --pty, --pty-size, --stdin, --idle-timeout, --stop-on-input, --version, --help"
 
 // describeFlagError rewords the flag package's errors, naming the option
 // the way the user typed it ("-V" stays "-V", "--V" stays "--V").
