@@ -50,6 +50,9 @@ type Resize struct {
 // printed (the text after the last newline of the captured output).
 type Waiting struct {
 	Prompt string `msgpack:"prompt"`
+	// Bytes is the raw output read so far (both streams): a client that
+	// has seen more knows the program printed since.
+	Bytes int64 `msgpack:"bytes"`
 }
 
 // Idle reports that the run printed nothing for IdleTimeout seconds; the

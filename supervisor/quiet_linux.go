@@ -112,7 +112,7 @@ func (s *session) tellWaiting() bool {
 		return false
 	}
 	s.waitingPrompt = p
-	s.out.frame(&protocol.Waiting{Prompt: p})
+	s.out.frame(&protocol.Waiting{Prompt: p, Bytes: s.capture.Raw()})
 	return true
 }
 

@@ -24,13 +24,15 @@ not a descendant and is not stopped.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import os
-from typing import Any, Awaitable, Callable, Mapping, Optional, Sequence, Union
+from typing import Any, Awaitable, Callable, Mapping, Optional, Sequence, Tuple, Union
 
 from ._async import AsyncRun
 from ._errors import CleanupError, ShellsupError
 from ._find import find_binary
+from ._interactive import check_interactive
 from ._job import Job, JobError, JobTimeoutError, Output, jobs, start, start_async
 from ._limits import DEFAULT_BUDGET, DEFAULT_TIMEOUT
 from ._result import RESULT_KEYS, SkillResult
@@ -92,6 +94,9 @@ def run(
     spill: Optional[PathLike] = None,
     spill_max: Optional[Union[int, str]] = None,
     capture: Optional[str] = None,
+    pty: bool = False,
+    pty_size: Optional[Tuple[int, int]] = None,
+    idle_timeout: Optional[Union[int, float]] = None,
 ) -> SkillResult:
     """Run ``/bin/bash -lc command`` under shellsup and return its SkillResult.
 
@@ -172,6 +177,13 @@ def run(
     capture: what the result keeps past the budget: ``"head"`` (None, the
         default), ``"tail"`` or ``"head+tail"``.
 
+    Interactive programs (docs/interactive.md): pty=True runs the command on
+    a terminal (pty_size: (cols, rows), default (80, 24)); a program that
+    waits for input ends the run at once, cleaned up, with
+    ``result.status`` ``"needs_input"`` and its prompt on ``result.prompt``.
+    idle_timeout: seconds without output that end the run (``result.status``
+    ``"idle"``, ``result.idle`` True, ``timedOut`` False).
+
     Non-zero exits, timeouts and cancellations are results. Raises
     ShellsupError for a run that cannot happen or whose end shellsup did not
     report (``category`` says why); the arguments are checked before
@@ -185,6 +197,7 @@ def run(
                   no_login=no_login,
                   scrub_env=scrub_env, agent_env=agent_env, env_allow=env_allow, workspace=workspace, redact=redact,
                   redact_patterns=redact_patterns, spill=spill, spill_max=spill_max, capture=capture)
+    req = dataclasses.replace(req, interactive=check_interactive(pty, pty_size, False, idle_timeout, run=True))
     progress = check_progress(progress)
     runner = Run(req, find_binary(), progress)
     runner.start()

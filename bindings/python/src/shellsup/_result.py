@@ -56,6 +56,11 @@ class SkillResult(dict):
         super().__init__(data)
         self.cancel_reason = cancel_reason
         self.cleanup: Dict[str, Any] = dict(cleanup or {})
+        # Interactive runs (docs/interactive.md): "idle" or "needs_input", else None; the prompt with needs_input.
+        self.status: Optional[str] = None
+        self.idle = False
+        self.needs_input = False
+        self.prompt: Optional[str] = None
 
     def __await__(self) -> Iterator[Any]:
         """``await result`` returns the result at once."""
@@ -86,8 +91,12 @@ def from_totals(frame: Mapping[str, Any]) -> SkillResult:
 
         raise ShellsupError(f"protocol: totals frame from shellsup lacks {', '.join(missing)}", PROTOCOL)
     cleanup = frame.get("cleanup")
-    return SkillResult(
+    result = SkillResult(
         {key: frame[key] for key in RESULT_KEYS},
         cancel_reason=frame.get("cancelReason") or None,
         cleanup=cleanup if isinstance(cleanup, dict) else {},
     )
+    from ._interactive import annotate
+
+    annotate(result, frame)
+    return result
