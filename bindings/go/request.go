@@ -183,26 +183,31 @@ type Request struct {
 	// $PATH. Run does not fall back from an explicit Binary or
 	// $SHELLSUP_BIN that does not work.
 	Binary string
+
+	// Interactive: a terminal or a stdin pipe, and an idle timeout
+	// (docs/interactive.md).
+	Interactive
 }
 
 // config is a validated Request.
 type config struct {
-	command   string
-	cwd       string
-	timeout   time.Duration
-	env       []string // nil: inherit
-	budget    int      // 0: shellsup's default
-	grace     *time.Duration
-	pidns     bool
-	user      string // "": shellsup's own user
-	progress  func(stream, text string) error
-	binary    string
-	maxProcs  int64         // 0: no limit
-	maxMemory int64         // 0: no limit
-	lifetime  time.Duration // 0: a call with timeout; otherwise timeout == lifetime
-	spill     string        // "": no spill files
-	spillMax  int64         // 0: shellsup's default
-	shell     shellOptions
+	command     string
+	cwd         string
+	timeout     time.Duration
+	env         []string // nil: inherit
+	budget      int      // 0: shellsup's default
+	grace       *time.Duration
+	pidns       bool
+	user        string // "": shellsup's own user
+	progress    func(stream, text string) error
+	binary      string
+	maxProcs    int64         // 0: no limit
+	maxMemory   int64         // 0: no limit
+	lifetime    time.Duration // 0: a call with timeout; otherwise timeout == lifetime
+	spill       string        // "": no spill files
+	spillMax    int64         // 0: shellsup's default
+	shell       shellOptions
+	interactive interactiveOptions
 }
 
 // shellOptions are the Request fields that pass straight to shellsup's
@@ -237,6 +242,7 @@ func (r Request) validate() (config, error) {
 		func() error { return validateRedactPatterns(r.RedactPatterns) },
 		func() error { return validateLifetime(r.Timeout, r.Lifetime, &c) },
 		func() error { return validateSpill(r.Spill, r.SpillMax, &c) },
+		func() error { return validateInteractive(r.Interactive, &c) },
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {
@@ -446,6 +452,7 @@ func (c config) args() []string {
 		args = append(args, "--max-memory="+strconv.FormatInt(c.maxMemory, 10))
 	}
 	args = append(args, c.shell.args()...)
+	args = append(args, c.interactive.args()...)
 	return append(args, "--", c.command)
 }
 

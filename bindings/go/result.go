@@ -51,6 +51,10 @@ type Result struct {
 	// StdoutBytes and StderrBytes are the raw bytes read from each pipe
 	// (together TotalBytes).
 	StdoutBytes, StderrBytes int64
+
+	// InteractiveResult: Status "idle" or "needs_input", with Prompt
+	// (docs/interactive.md).
+	InteractiveResult
 	// Spill names the spill files and what they hold, when the run had a
 	// spill directory (Request.Spill, or always for a job); nil otherwise.
 	Spill *Spill
@@ -117,6 +121,7 @@ func resultOf(t *protocol.Totals) Result {
 		r.Spill = &Spill{Dir: sp.Dir, Stdout: sp.Stdout, Stderr: sp.Stderr, StdoutWritten: sp.StdoutWritten,
 			StderrWritten: sp.StderrWritten, StdoutDropped: sp.StdoutDropped, StderrDropped: sp.StderrDropped, Cut: sp.Cut}
 	}
+	r.InteractiveResult = interactiveOf(t)
 	if t.ExitCode != nil {
 		r.ExitCode = *t.ExitCode
 	}

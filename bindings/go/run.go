@@ -68,6 +68,7 @@ func Run(ctx context.Context, req Request) (Result, error) {
 	if err == nil {
 		err = cfg.needSpill()
 	}
+	cfg.interactive.stopOnWait = true // a PTY run ends when the program waits for input
 	if err != nil {
 		return Result{}, err
 	}
