@@ -16,7 +16,7 @@ type InteractiveArgs struct {
 // InteractiveConfig is the validated InteractiveArgs.
 type InteractiveConfig struct {
 	PTY        bool // bash on a new pseudo-terminal
-	Cols, Rows int  // the terminal's size, with PTY
+	Cols, Rows int  // the terminal's size, with PTY (else 0)
 	// StdinPipe gives bash a pipe fed by input frames instead of /dev/null.
 	StdinPipe bool
 	// IdleTimeout ends the run after this many seconds without output; 0: none.
@@ -34,7 +34,9 @@ func (c InteractiveConfig) interactive() bool { return c.PTY || c.StdinPipe }
 func (a Args) validateInteractive(cfg *Config) error {
 	in := a.Interactive
 	cfg.PTY = in.PTY
-	cfg.Cols, cfg.Rows = request.DefaultPTYCols, request.DefaultPTYRows
+	if in.PTY {
+		cfg.Cols, cfg.Rows = request.DefaultPTYCols, request.DefaultPTYRows
+	}
 	if in.PTYSize != "" {
 		if !in.PTY {
 			return invalid("--pty-size %q needs --pty", in.PTYSize)

@@ -23,7 +23,10 @@ type inputSink struct {
 	tty    bool
 	ttyDev uint64 // the terminal's device number, to know its readers
 	pgrp   int    // bash's process group, for signals without a terminal
-	wrote  atomic.Int64
+	// bashGone reports that bash has been reaped: its pid, and so its
+	// process group's number, may then be a stranger's. nil: never.
+	bashGone func() bool
+	wrote    atomic.Int64
 	mu     sync.Mutex
 	closed bool // eof on a pipe, or the run's ending
 }
@@ -77,19 +80,22 @@ var inputSignals = map[string]syscall.Signal{
 	"HUP": unix.SIGHUP, "TERM": unix.SIGTERM, "CONT": unix.SIGCONT,
 }
 
-// signal sends sig to the terminal's foreground process group, or to
-// bash's process group without a terminal (or once the terminal has none).
-// Other names are ignored.
+// signal sends sig to the terminal's foreground process group (which the
+// kernel keeps inside the terminal's session, bash's), or to bash's
+// process group without a terminal, while bash is not reaped (its pid then
+// cannot be a stranger's). Other names are ignored.
 func (in *inputSink) signal(name string) {
 	sig, ok := inputSignals[name]
-	if !ok || in.isClosed() && in.tty {
+	if !ok || in.isClosed() {
 		return
 	}
-	pgrp := in.pgrp
+	pgrp := 0
 	if in.tty {
 		if fg, err := unix.IoctlGetInt(int(in.f.Fd()), unix.TIOCGPGRP); err == nil && fg > 1 {
 			pgrp = fg
 		}
+	} else if in.bashGone == nil || !in.bashGone() {
+		pgrp = in.pgrp
 	}
 	if pgrp > 1 {
 		_ = unix.Kill(-pgrp, sig) // ESRCH: the group is gone

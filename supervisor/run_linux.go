@@ -151,6 +151,9 @@ func run(cfg Config, stdio Stdio, out *output) int {
 	s.announce(c, cont)
 	d := startDrain(c, s.streams.pumps)
 	s.input = c.input
+	if s.input != nil {
+		s.input.bashGone = func() bool { return exited(s.leader) }
+	}
 	s.quiet = s.startQuietWatch(c.input)
 	s.watchCancels(stdio.Stdin, sigs)
 	defer watchParent(ppid, stdio, s.cancel)()
