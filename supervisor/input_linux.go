@@ -27,8 +27,8 @@ type inputSink struct {
 	// process group's number, may then be a stranger's. nil: never.
 	bashGone func() bool
 	wrote    atomic.Int64
-	mu     sync.Mutex
-	closed bool // eof on a pipe, or the run's ending
+	mu       sync.Mutex
+	closed   bool // eof on a pipe, or the run's ending
 }
 
 // handle applies one interactive frame; other frames are not its own.
