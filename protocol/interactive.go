@@ -10,6 +10,7 @@ const (
 	// Frames shellsup sends.
 	TypeWaiting = "waiting" // the foreground program waits for input
 	TypeIdle    = "idle"    // the idle timeout ended the run (as timeout does)
+	TypeTaken   = "taken"   // input frames done with, for the parent's flow control
 )
 
 // Status words of totals that this package sets for interactive runs.
@@ -70,6 +71,15 @@ type InteractiveTotals struct {
 	Prompt     string `msgpack:"prompt,omitempty"`     // with NeedsInput: the last line printed
 }
 
+// Taken says how many bytes of input frames shellsup is done with so far
+// (written to the command, or dropped after it closed its end): a parent
+// keeps what it sent beyond that small, so that its other control frames
+// are read at once.
+type Taken struct {
+	Bytes int64 `msgpack:"bytes"`
+}
+
+func (*Taken) Type() string   { return TypeTaken }
 func (*Input) Type() string   { return TypeInput }
 func (*EOF) Type() string     { return TypeEOF }
 func (*Signal) Type() string  { return TypeSignal }
@@ -92,6 +102,8 @@ func newInteractiveFrame(typ string) Frame {
 		return new(Waiting)
 	case TypeIdle:
 		return new(Idle)
+	case TypeTaken:
+		return new(Taken)
 	}
 	return nil
 }

@@ -116,6 +116,15 @@ func (s *session) tellWaiting() bool {
 	return true
 }
 
+// tellTaken sends a taken frame, unless the totals were sent.
+func (s *session) tellTaken(total int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.final {
+		s.out.frame(&protocol.Taken{Bytes: total})
+	}
+}
+
 // lastLine keeps the text after the last newline of a stream's captured
 // text: the prompt a waiting program printed.
 type lastLine struct {

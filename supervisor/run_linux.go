@@ -153,6 +153,7 @@ func run(cfg Config, stdio Stdio, out *output) int {
 	s.input = c.input
 	if s.input != nil {
 		s.input.bashGone = func() bool { return exited(s.leader) }
+		s.input.taken = s.tellTaken
 	}
 	s.quiet = s.startQuietWatch(c.input)
 	s.watchCancels(stdio.Stdin, sigs)

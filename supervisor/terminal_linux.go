@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
 	"github.com/shellsup/shellsup/internal/linux"
+	"github.com/shellsup/shellsup/protocol"
 )
 
 // defaultTerm is TERM on a --pty run whose environment has none.
@@ -86,7 +88,9 @@ func (s *stdio) sink(pgrp int) *inputSink {
 	if s.in == nil {
 		return nil
 	}
-	return &inputSink{f: s.in, tty: s.inIsTTY, ttyDev: s.ttyDev, pgrp: pgrp}
+	in := &inputSink{f: s.in, tty: s.inIsTTY, ttyDev: s.ttyDev, pgrp: pgrp, queue: make(chan protocol.Frame, maxQueued), done: make(chan struct{})}
+	in.qcond = sync.NewCond(&in.qmu)
+	return in
 }
 
 // withTerm sets TERM=xterm-256color on a --pty run's environment that has

@@ -18,7 +18,12 @@ import (
 
 // InputChunk is the most input one frame carries: Write sends larger input
 // in several frames, each once the control channel has room for it.
-const InputChunk = 32 << 10
+const InputChunk = 64 << 10
+
+// InputInFlight bounds the input Write sends beyond what shellsup says it
+// has taken (its taken frames): shellsup then reads a cancel at once, even
+// while the program reads nothing.
+const InputInFlight = 1 << 20
 
 // ExpectWindow bounds the output since the last Expect that Expect searches:
 // the last 1 MiB of it.
@@ -125,6 +130,8 @@ type jobInput struct {
 	inputAt time.Time // the last
 	waiting *protocol.Waiting
 	waitAt  time.Time
+	sent    int64 // bytes of input frames sent (under sendMu)
+	taken   int64 // shellsup's last taken frame (under mu)
 
 	expectMu sync.Mutex
 	cursor   [2]spillCursor // Expect's position in the spill files
@@ -143,6 +150,20 @@ func (j *Job) markInput() {
 	j.in.inputs++
 	j.in.inputAt = time.Now()
 	j.in.mu.Unlock()
+}
+
+// sawTaken records a taken frame (from the frame reader).
+func (j *Job) sawTaken(t *protocol.Taken) {
+	j.in.mu.Lock()
+	j.in.taken = t.Bytes
+	j.in.mu.Unlock()
+}
+
+// inFlight is the input sent that shellsup has not taken yet.
+func (j *Job) inFlight() int64 {
+	j.in.mu.Lock()
+	defer j.in.mu.Unlock()
+	return j.in.sent - j.in.taken
 }
 
 // sawWaiting records a waiting frame (from the frame reader).
@@ -167,9 +188,23 @@ func (j *Job) Write(ctx context.Context, b []byte) error {
 	defer j.markInput()
 	for len(b) > 0 {
 		n := min(len(b), InputChunk)
+		for j.inFlight() >= InputInFlight {
+			select {
+			case <-j.done:
+				return nil
+			case <-j.noticed: // the ending began: input is dropped
+				return nil
+			case <-ctx.Done():
+				return fmt.Errorf("shellsup: writing input to the job: %w", ctx.Err())
+			case <-time.After(2 * time.Millisecond):
+			}
+		}
 		if err := j.sendRoomy(ctx, &protocol.Input{Data: b[:n]}); err != nil {
 			return err
 		}
+		j.in.mu.Lock()
+		j.in.sent += int64(n)
+		j.in.mu.Unlock()
 		b = b[n:]
 	}
 	return nil

@@ -122,3 +122,28 @@ func TestJobStdinPipe(t *testing.T) {
 	require.Error(t, err)
 	assert.True(t, strings.Contains(err.Error(), "exclude each other"), err.Error())
 }
+
+// TestJobKillWhileInputWaits: a program that reads nothing holds Write,
+// yet Kill is seen at once (Write keeps what is in flight small) and Write
+// returns.
+func TestJobKillWhileInputWaits(t *testing.T) {
+	req := newRequest(t, "echo ready; sleep 300")
+	req.Stdin, req.NoLogin = true, true
+	j := startJob(t, req)
+	expectWithin(t, j, `ready`)
+	wrote := make(chan error, 1)
+	go func() { wrote <- j.Write(context.Background(), make([]byte, 8<<20)) }()
+	time.Sleep(300 * time.Millisecond) // let Write fill the pipe; the test's checks do not depend on it
+	start := time.Now()
+	res, err := j.Kill(time.Second)
+	require.NoError(t, err)
+	assert.True(t, res.Cancelled)
+	assert.Equal(t, "request", res.CancelReason)
+	assert.Less(t, time.Since(start), 5*time.Second)
+	select {
+	case err := <-wrote:
+		require.NoError(t, err)
+	case <-time.After(jobWait):
+		t.Fatal("Write did not return after the job ended")
+	}
+}

@@ -191,6 +191,8 @@ func (j *Job) watch(f protocol.Frame) {
 		j.noticeOnce.Do(func() { close(j.noticed) })
 	case *protocol.Waiting:
 		j.sawWaiting(f)
+	case *protocol.Taken:
+		j.sawTaken(f)
 	case *protocol.Ports:
 		j.answersMu.Lock()
 		j.portsAnswers++

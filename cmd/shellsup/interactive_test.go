@@ -203,3 +203,24 @@ func TestInteractiveFlagErrors(t *testing.T) {
 		assert.Contains(t, r.errf.Message, c.want)
 	}
 }
+
+// TestCancelBehindUnreadInput: input the command never reads waits in
+// shellsup's queue; a cancel sent after it is read at once, and a taken
+// frame says what was written.
+func TestCancelBehindUnreadInput(t *testing.T) {
+	var sentAt time.Time
+	r := runShellsup(t, opts{
+		args: []string{"--stdin", "pipe", "--no-login", "--grace", "0.5"}, command: `echo ready; sleep 300`, control: true,
+		onFrame: onReady(func(r *running) {
+			for range 3 {
+				require.NoError(t, r.send(&protocol.Input{Data: make([]byte, 512<<10)}))
+			}
+			sentAt = time.Now()
+			require.NoError(t, r.send(&protocol.Cancel{}))
+		}),
+	})
+	tot := requireTotals(t, r)
+	assert.True(t, tot.Cancelled)
+	assert.Equal(t, protocol.ReasonRequest, tot.CancelReason)
+	assert.Less(t, time.Since(sentAt), 5*time.Second)
+}

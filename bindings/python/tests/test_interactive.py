@@ -195,3 +195,24 @@ def _vm_hwm(pid: int) -> int:
             if line.startswith("VmHWM:"):
                 return int(line.split()[1]) * 1024
     raise AssertionError("no VmHWM")
+
+
+def test_kill_while_a_write_waits_for_a_program_that_reads_nothing() -> None:
+    import threading
+
+    job = shell.start("echo ready; sleep 300", stdin=True, no_login=True, grace=0.5)
+    try:
+        job.expect("ready")
+        writer = threading.Thread(target=job.write, args=(b"x" * (8 << 20),), daemon=True)
+        writer.start()
+        time.sleep(0.3)  # let write() fill the pipe; nothing below depends on it
+        began = time.monotonic()
+        result = job.kill()
+        assert result["cancelled"] and result.cancel_reason == "request"
+        assert time.monotonic() - began < 5
+        writer.join(DEADLINE)
+        assert not writer.is_alive(), "write() did not return after the job ended"
+    finally:
+        if job.running:
+            job.kill()
+        job.close()

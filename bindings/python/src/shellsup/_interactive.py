@@ -2,9 +2,11 @@
 
 docs/interactive.md is the user's guide. Input goes to shellsup as control
 frames over the job's control socket, in frames of at most INPUT_CHUNK
-bytes; each frame is sent only when the socket has room for it, so a
-write never blocks while holding the lock other senders (cancel) take, and
-a program that does not read holds the writer, never memory.
+bytes, with at most IN_FLIGHT bytes beyond what shellsup says it has taken
+(its taken frames): shellsup then reads a cancel at once even when the
+program reads nothing, and a program that does not read holds the writer,
+never memory. Each frame is sent only when the socket has room for it, so a
+write never blocks while holding the lock other senders (cancel) take.
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ from ._validate import _in_range, _is_number, _shown, invalid, quote
 if TYPE_CHECKING:
     from ._job import Job
 
-INPUT_CHUNK = 32 * 1024  # bytes of input per frame
+INPUT_CHUNK = 64 * 1024  # bytes of input per frame
+IN_FLIGHT = 1 << 20  # bytes of input sent beyond shellsup's last taken frame, at most
 MAX_PTY_SIDE = 10000  # columns or rows, as shellsup's --pty-size
 MAX_IDLE_TIMEOUT = 7 * 24 * 3600  # seconds, a job's longest lifetime
 SIGNALS = ("INT", "QUIT", "TSTP", "HUP", "TERM", "CONT")
@@ -98,8 +101,21 @@ def write(job: "Job", data: Any) -> None:
         raise invalid(f"write() takes str or bytes (got {quote(data)} of type {type(data).__name__})")
     mark_input(job)
     for at in range(0, len(data), INPUT_CHUNK):
-        send(job, _frames.encode({"type": "input", "data": data[at:at + INPUT_CHUNK]}))
+        chunk = data[at:at + INPUT_CHUNK]
+        while job._input_sent - job._core.session.input_taken >= IN_FLIGHT:
+            if _stopping(job):
+                return
+            job._finished.wait(0.002)
+        if not send(job, _frames.encode({"type": "input", "data": chunk})):
+            return
+        job._input_sent += len(chunk)
     mark_input(job)
+
+
+def _stopping(job: "Job") -> bool:
+    """The job has ended or is being cancelled: input is no longer sent."""
+    return (job._finished.is_set() or job._core.session.done or job._forked
+            or job._core.session.announced is not None or getattr(job._core, "_cancel_sent", False))
 
 
 def mark_input(job: "Job") -> None:
@@ -108,25 +124,25 @@ def mark_input(job: "Job") -> None:
     job._input_at = time.monotonic()
 
 
-def send(job: "Job", frame: bytes) -> None:
-    """Send one control frame once the control socket has room for it; silently nothing once the job ended."""
+def send(job: "Job", frame: bytes) -> bool:
+    """Send one control frame once the control socket has room for it; False (nothing sent) once the job is
+    ending."""
     proc = job._runner._proc
     while True:
-        if proc is None or job._finished.is_set() or job._core.session.done or job._forked:
-            return
+        if proc is None or _stopping(job):
+            return False
         control = proc.control
         if control is None:
-            return
+            return False
         try:
             _, writable, _ = select.select([], [control], [], 0.05)
         except (OSError, ValueError):
-            return  # closed meanwhile: the job is ending
+            return False  # closed meanwhile: the job is ending
         if not writable:
             continue
         with job._runner._lock:
             # Writable (a quarter of the send buffer or less in use) leaves room for a whole frame.
-            job._send(frame)
-            return
+            return job._send(frame)
 
 
 def send_eof(job: "Job") -> None:

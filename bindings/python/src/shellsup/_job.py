@@ -142,6 +142,7 @@ class Job:
         self._waiters: List[Tuple[asyncio.AbstractEventLoop, asyncio.Future]] = []
         self._input_count = 0  # write() and send_eof() calls (docs/interactive.md)
         self._input_at = 0.0  # time.monotonic() of the last
+        self._input_sent = 0  # bytes of input frames sent
         self._expecter: Optional[_interactive.Expecter] = None
         self._thread = threading.Thread(target=self._drive, name=f"shellsup job {name}", daemon=True)
 
@@ -457,7 +458,7 @@ class Job:
         """Send text (UTF-8) or bytes to the job's terminal (pty=True) or stdin (stdin=True).
 
         Returns once shellsup has taken all of it; a program that does not
-        read holds the write (shellsup buffers at most one 32 KiB frame).
+        read holds the write (at most 1 MiB is in flight).
         After the job ended the input is dropped.
         """
         self._usable()

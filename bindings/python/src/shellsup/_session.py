@@ -27,6 +27,7 @@ class Session:
         self.ports_by_answer: Dict[int, List[Dict[str, Any]]] = {}
         self.waiting: Optional[Dict[str, Any]] = None  # the last waiting frame (docs/interactive.md)
         self.waiting_at = 0.0  # time.monotonic() when it arrived
+        self.input_taken = 0  # bytes of input frames shellsup is done with (its last taken frame)
 
     @property
     def done(self) -> bool:
@@ -71,6 +72,9 @@ class Session:
             omitted = frame.get("omitted", 0)
             self.ports_omitted = omitted if isinstance(omitted, int) else 0
             self.ports_answers += 1
+        elif kind == "taken":
+            if isinstance(frame.get("bytes"), int):
+                self.input_taken = frame["bytes"]
         elif kind == "waiting":
             self.waiting, self.waiting_at = frame, time.monotonic()
         elif kind in ("timeout", "cancel", "idle"):
