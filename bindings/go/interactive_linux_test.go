@@ -147,3 +147,13 @@ func TestJobKillWhileInputWaits(t *testing.T) {
 		t.Fatal("Write did not return after the job ended")
 	}
 }
+
+// TestRunRefusesStdin: Run cannot write input, so a stdin pipe would only
+// make a reader wait for its timeout.
+func TestRunRefusesStdin(t *testing.T) {
+	_, err := Run(context.Background(), Request{Command: "cat", Interactive: Interactive{Stdin: true}})
+	var e *Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, CategoryValidation, e.Category)
+	assert.Contains(t, err.Error(), "Stdin needs a job")
+}

@@ -224,3 +224,22 @@ func TestCancelBehindUnreadInput(t *testing.T) {
 	assert.Equal(t, protocol.ReasonRequest, tot.CancelReason)
 	assert.Less(t, time.Since(sentAt), 5*time.Second)
 }
+
+// TestPTYAsNobody: unprivileged, a terminal is opened and made bash's, and
+// the waiting check reads the tree's /proc files (same uid): needs_input
+// with the prompt, in the default tier and under --pidns (a user namespace).
+func TestPTYAsNobody(t *testing.T) {
+	bin, dir := unprivileged(t)
+	for _, tier := range [][]string{nil, {"--pidns"}} {
+		args := append(append([]string{"--pty", "--stop-on-input", "--no-login"}, tier...), "--", "id -un; exec 3</dev/tty || exit 9; read -p 'Name? ' n")
+		out, code := asNobody(t, bin, dir, args...)
+		if strings.Contains(out, "containment_unavailable") || strings.Contains(out, "PID namespace") && code == 125 {
+			t.Logf("%v: no PID namespace for nobody here: %s", tier, out)
+			continue
+		}
+		assert.Equal(t, 124, code, "%v: %s", tier, out)
+		assert.Contains(t, out, "nobody", "%v", tier)
+		assert.Contains(t, out, "waits for input", "%v: %s", tier, out)
+		assert.Contains(t, out, "needs input", "%v: %s", tier, out)
+	}
+}

@@ -227,6 +227,9 @@ async def run_async(
     spill: Optional[PathLike] = None,
     spill_max: Optional[Union[int, str]] = None,
     capture: Optional[str] = None,
+    pty: bool = False,
+    pty_size: Optional[Tuple[int, int]] = None,
+    idle_timeout: Optional[Union[int, float]] = None,
 ) -> SkillResult:
     """The asyncio variant of run(), with the same parameters and result.
 
@@ -241,5 +244,6 @@ async def run_async(
                   no_login=no_login,
                   scrub_env=scrub_env, agent_env=agent_env, env_allow=env_allow, workspace=workspace, redact=redact,
                   redact_patterns=redact_patterns, spill=spill, spill_max=spill_max, capture=capture)
+    req = dataclasses.replace(req, interactive=check_interactive(pty, pty_size, False, idle_timeout, run=True))
     progress = check_progress(progress)
     return await AsyncRun(req, find_binary(), progress).wait()
