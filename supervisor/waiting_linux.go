@@ -138,13 +138,19 @@ func kindOfSyscall(nr int64) syscallKind {
 	return archSyscallKind(nr)
 }
 
-// isTerminalFd reports whether the process's fd is the terminal.
+// devTTY is /dev/tty's device number (5, 0): the opener's controlling
+// terminal, which for a process of the terminal's foreground process
+// group is the terminal (getpass and sudo read it).
+var devTTY = unix.Mkdev(5, 0)
+
+// isTerminalFd reports whether the process's fd is the terminal, or
+// /dev/tty.
 func isTerminalFd(dir string, fd int, ttyDev uint64) bool {
 	var st unix.Stat_t
 	if fd < 0 || unix.Stat(dir+"/fd/"+strconv.Itoa(fd), &st) != nil {
 		return false
 	}
-	return st.Mode&unix.S_IFMT == unix.S_IFCHR && st.Rdev == ttyDev
+	return st.Mode&unix.S_IFMT == unix.S_IFCHR && (st.Rdev == ttyDev || st.Rdev == devTTY)
 }
 
 // selectsTerminal reads the select's read set and looks for the terminal.

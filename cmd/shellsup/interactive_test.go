@@ -177,6 +177,17 @@ func TestStopOnInput(t *testing.T) {
 	assert.Equal(t, protocol.StatusNeedsInput, tot.Status)
 	assert.Equal(t, "Password:", tot.Prompt)
 	assert.Less(t, r.elapsed, 5*time.Second)
+	// getpass reads /dev/tty (another device number than the terminal's
+	// slave); python3 -i waits in pselect6.
+	for cmd, prompt := range map[string]string{
+		`/usr/bin/python3 -c 'import getpass; getpass.getpass("Secret: ")'`: "Secret: ",
+		`/usr/bin/python3 -i -q`: ">>> ",
+	} {
+		r = runShellsup(t, opts{args: []string{"--pty", "--stop-on-input", "--no-login", "--timeout", "20"}, command: cmd})
+		tot = requireTotals(t, r)
+		assert.True(t, tot.NeedsInput, "%s: %q", cmd, tot.Stdout)
+		assert.Equal(t, prompt, tot.Prompt, cmd)
+	}
 	// A busy program, or one sleeping, is not waiting for input.
 	r = runShellsup(t, opts{args: []string{"--pty", "--stop-on-input", "--timeout", "1.5", "--no-login"}, command: `sleep 5`})
 	tot = requireTotals(t, r)
