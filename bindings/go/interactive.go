@@ -227,6 +227,9 @@ func (j *Job) SendEOF(ctx context.Context) error {
 // "CONT" — to the terminal's foreground process group (what Ctrl-C does),
 // or without a terminal to bash's process group.
 func (j *Job) SignalGroup(ctx context.Context, name string) error {
+	if err := j.takesInput(); err != nil {
+		return err
+	}
 	name = strings.TrimPrefix(strings.ToUpper(name), "SIG")
 	ok := false
 	for _, s := range protocol.InputSignals {

@@ -131,8 +131,8 @@ def test_input_needs_an_interactive_job() -> None:
     with shell.start("sleep 100", no_login=True) as job:
         with pytest.raises(ShellsupError, match="needs a job started with pty=True or stdin=True"):
             job.write("x")
-        with pytest.raises(ShellsupError, match="signal must be one of"):
-            job.signal("KILL")
+        with pytest.raises(ShellsupError, match="needs a job started with pty=True or stdin=True"):
+            job.signal("INT")
         with pytest.raises(ShellsupError, match="needs a job started with pty=True"):
             job.resize(100, 40)
 
@@ -147,6 +147,12 @@ def test_input_needs_an_interactive_job() -> None:
 def test_bad_interactive_arguments_are_refused(kwargs, message, no_spawn) -> None:
     with pytest.raises(ShellsupError, match=message):
         shell.start("true", **kwargs)
+
+
+def test_signal_names_are_checked() -> None:
+    with shell.start("sleep 100", stdin=True, no_login=True) as job:
+        with pytest.raises(ShellsupError, match="signal must be one of INT, QUIT, TSTP, HUP, TERM, CONT"):
+            job.signal("KILL")
 
 
 def test_expect_on_an_ended_job_raises_at_once_and_a_timeout_leaves_it_running() -> None:

@@ -152,6 +152,7 @@ def send_eof(job: "Job") -> None:
 
 
 def signal(job: "Job", name: Any) -> None:
+    need_input(job, "signal()")
     if not isinstance(name, str) or name.upper().removeprefix("SIG") not in SIGNALS:
         raise invalid(f"signal must be one of {', '.join(SIGNALS)} (got {quote(name)})")
     send(job, _frames.encode({"type": "signal", "signal": name.upper().removeprefix("SIG")}))
