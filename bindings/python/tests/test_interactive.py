@@ -101,9 +101,11 @@ def test_wait_for_idle_leaves_the_job_running() -> None:
                 job2.close()
 
 
+HUNDRED_MB = b"y" * 99 + b"\n"
+
+
 def test_100_mb_through_cat_with_shellsups_memory_bounded() -> None:
-    line = b"y" * 99 + b"\n"
-    data = line * (100 * (1 << 20) // len(line)) + b"LAST-LINE-42\n"
+    data = HUNDRED_MB * (100 * (1 << 20) // len(HUNDRED_MB)) + b"LAST-LINE-42\n"
     with shell.start("cat; echo cat-done; sleep 100", stdin=True, no_login=True, spill_max="512M") as job:
         job.write(data)
         job.send_eof()
@@ -111,7 +113,18 @@ def test_100_mb_through_cat_with_shellsups_memory_bounded() -> None:
         job.expect(r"cat-done")
         hwm = _vm_hwm(job.pid)
         assert job.kill()["totalBytes"] == len(data) + len("cat-done\n")
-    assert hwm < 64 << 20, f"shellsup's peak RSS was {hwm >> 20} MiB for 100 MiB of input"
+    assert hwm < 32 << 20, f"shellsup's peak RSS was {hwm >> 20} MiB for 100 MiB of input"
+
+
+def test_100_mb_through_cat_on_a_raw_terminal_with_shellsups_memory_bounded() -> None:
+    data = HUNDRED_MB * (100 * (1 << 20) // len(HUNDRED_MB)) + b"LAST-LINE-42\n"
+    with shell.start("stty raw -echo; echo go; cat; sleep 100", pty=True, no_login=True, spill_max="512M") as job:
+        job.expect("go")
+        job.write(data)
+        job.expect(r"LAST-LINE-42\n", timeout=DEADLINE * 2)
+        hwm = _vm_hwm(job.pid)
+        assert job.kill()["totalBytes"] >= len(data)
+    assert hwm < 32 << 20, f"shellsup's peak RSS was {hwm >> 20} MiB for 100 MiB of input"
 
 
 def test_leak_shapes_in_a_pty_job_are_cleaned_on_kill() -> None:
