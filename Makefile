@@ -8,7 +8,7 @@ FUZZ_EXECS ?= 500000
 # A login shell sources ~/.profile; the demo gets an empty HOME so it is fast.
 DEMO_HOME := $(CURDIR)/bin/demo-home
 
-.PHONY: help build test test-go test-tiers test-python stress bench soak demo wheel fuzz fuzz-python vet clean
+.PHONY: help build test test-go test-tiers test-python stress bench soak demo wheel fuzz fuzz-python vet compare loc clean
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -48,6 +48,12 @@ bench: build ## a Markdown table of shellsup against its limits, target and ✔/
 	@py=$$(.ci/find-python) && $(GO) run ./cmd/shellsup-bench --bin $(BIN) --python "$$py"
 	@echo && $(GO) test -run '^$$' -bench . -benchtime 1x ./decoder/ | grep -E 'Benchmark|ok'
 
+# The "why not" table of the README: one run, every tool side by side (tini and bwrap are
+# skipped, and say so, where they are not installed; systemd-run needs a running systemd).
+# The Python rows use the Python .ci/find-python finds (with msgpack, for the binding's row).
+compare: build ## the same leak shapes under shellsup, timeout, tini, systemd-run, bwrap, subprocess and os/exec: a Markdown table
+	@py=$$(.ci/find-python) && $(GO) run ./cmd/shellsup-compare --bin $(BIN) --python "$$py"
+
 SOAK_RUNS ?= 1000
 SOAK_TIERS ?= subreaper,cgroup,pidns
 
@@ -76,6 +82,7 @@ fuzz: ## run the fuzzers (FUZZ_EXECS inputs each)
 	$(GO) test -run '^$$' -fuzz FuzzDecoder -fuzztime $(FUZZ_EXECS)x ./decoder/
 	$(GO) test -run '^$$' -fuzz FuzzCapture -fuzztime $(FUZZ_EXECS)x ./decoder/
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZ_EXECS)x ./protocol/
+	$(GO) test -run '^$$' -fuzz FuzzTidy -fuzztime $(FUZZ_EXECS)x ./tidy/
 
 FUZZ_PYTHON_CASES ?= 1000000
 
@@ -87,6 +94,9 @@ vet: ## go vet for Linux and darwin, and gofmt
 	$(GO) vet ./...
 	GOOS=darwin $(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
+
+loc: ## lines of non-test Go per package, and the total
+	@.ci/loc
 
 clean: ## remove what the build, the tests and the wheel leave
 	rm -rf bin dist bindings/python/build

@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/shellsup/shellsup/internal/proctest"
 )
 
 // realHost is this machine's cgroups; tests that need a writable cgroup2
@@ -35,15 +37,6 @@ func startIn(t *testing.T, l *Leaf, script string) *exec.Cmd {
 	cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: l.CgroupFD(), Setsid: true}
 	require.NoError(t, cmd.Start())
 	return cmd
-}
-
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		require.True(t, time.Now().Before(deadline), "timed out waiting for %s", what)
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 func TestDiscoverThisHost(t *testing.T) {
@@ -127,7 +120,7 @@ func TestKillFreezesKillsAndEmpties(t *testing.T) {
 	dir := l.Dir()
 	// Three setsid sleepers that ignore SIGTERM, then bash waits.
 	cmd := startIn(t, l, `trap "" TERM; for i in 1 2 3; do setsid sleep 60 & done; wait`)
-	waitFor(t, "four processes in the leaf", func() bool { return len(procsBelow(dir)) == 4 })
+	proctest.Poll(t, 30*time.Second, "four processes in the leaf", func() bool { return len(procsBelow(dir)) == 4 })
 	pop, err := l.Populated()
 	require.NoError(t, err)
 	assert.True(t, pop)
@@ -167,7 +160,7 @@ func TestSweepKillsStaleLeavesOnly(t *testing.T) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: fd}
 	require.NoError(t, cmd.Start())
 	syscall.Close(fd)
-	waitFor(t, "two processes in the stale leaf", func() bool { return len(procsBelow(staleDir)) == 2 })
+	proctest.Poll(t, 30*time.Second, "two processes in the stale leaf", func() bool { return len(procsBelow(staleDir)) == 2 })
 	live, err := Open(h, Options{Parent: parent}) // Open sweeps its parent first
 	require.NoError(t, err)
 	defer live.Close()

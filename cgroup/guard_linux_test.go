@@ -13,6 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
+
+	"github.com/shellsup/shellsup/internal/procstat"
 )
 
 // fakeDelegatedV2 is a scratch tree standing in for a delegated cgroup v2
@@ -132,12 +134,8 @@ func sleeper(t *testing.T) *exec.Cmd {
 func alive(pid int) bool { return syscall.Kill(pid, 0) == nil && !zombie(pid) }
 
 func zombie(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	i := strings.LastIndexByte(string(b), ')')
-	return i > 0 && len(b) > i+2 && (b[i+2] == 'Z' || b[i+2] == 'X')
+	st, err := procstat.Read("/proc", pid)
+	return err != nil || st.State == 'Z' || st.State == 'X'
 }
 
 func TestV1KillOnlyVerifiedMembers(t *testing.T) {

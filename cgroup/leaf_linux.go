@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/shellsup/shellsup/internal/linux"
 	"github.com/shellsup/shellsup/internal/procstat"
 )
 
@@ -110,24 +111,8 @@ func Open(h Host, o Options) (*Leaf, error) {
 
 // startTime is field 22 of /proc/PID/stat, in clock ticks since boot.
 func startTime(proc string, pid int) (uint64, error) {
-	return statStart(filepath.Join(proc, strconv.Itoa(pid), "stat"))
-}
-
-// statStart reads the start time from a stat file.
-func statStart(path string) (uint64, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0, err
-	}
-	i := strings.LastIndexByte(string(b), ')')
-	if i < 0 {
-		return 0, fmt.Errorf("malformed %s", path)
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 20 {
-		return 0, fmt.Errorf("malformed %s: %d fields after the name", path, len(f))
-	}
-	return strconv.ParseUint(f[19], 10, 64) // field 22; f[0] is field 3
+	st, err := procstat.Read(proc, pid)
+	return st.Start, err
 }
 
 // makeV2 creates the v2 leaf and opens its control files.
@@ -505,7 +490,7 @@ func waitUnpopulated(events *os.File, wait time.Duration) bool {
 			return false
 		}
 		fds := []unix.PollFd{{Fd: int32(events.Fd()), Events: unix.POLLPRI}}
-		_, _ = unix.Poll(fds, int(left.Milliseconds())+1) // EINTR: read again
+		_, _ = linux.Poll(fds, int(left.Milliseconds())+1)
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/shellsup/shellsup/internal/procstat"
 )
 
 // owner is the shellsup a leaf's name records: its pid and start time as
@@ -56,9 +58,11 @@ func parseOwner(name string) (o owner, ok bool) {
 // pid per level).
 func self(proc string) (o owner, seesOwn bool, err error) {
 	o.pid = os.Getpid()
-	if o.start, err = statStart(filepath.Join(proc, "self", "stat")); err != nil {
+	me, err := procstat.ReadSelf(proc)
+	if err != nil {
 		return o, false, fmt.Errorf("reading shellsup's own start time: %w", err)
 	}
+	o.start = me.Start
 	var st unix.Stat_t
 	if err := unix.Stat(filepath.Join(proc, "self", "ns", "pid"), &st); err != nil {
 		return o, false, fmt.Errorf("reading shellsup's PID namespace: %w", err)

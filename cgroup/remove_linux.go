@@ -6,6 +6,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/shellsup/shellsup/internal/linux"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -108,10 +110,7 @@ func firstSubdir(fd int) (string, error) {
 	}
 	var buf [8192]byte
 	for {
-		n, err := unix.Getdents(fd, buf[:])
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
+		n, err := linux.Getdents(fd, buf[:])
 		if err != nil {
 			return "", fmt.Errorf("listing a cgroup directory: %w", err)
 		}

@@ -1,12 +1,13 @@
 package cgroup
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"unsafe"
+
+	"github.com/shellsup/shellsup/internal/linux"
 
 	"golang.org/x/sys/unix"
 )
@@ -79,10 +80,7 @@ func (g *guard) drain() {
 	}
 	var buf [4096]byte
 	for {
-		n, err := unix.Read(g.ino, buf[:])
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
+		n, _ := linux.Read(g.ino, buf[:])
 		if n <= 0 {
 			return // EAGAIN: nothing more
 		}

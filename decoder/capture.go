@@ -200,3 +200,11 @@ func cut(text []byte, n int) int {
 	}
 	return n
 }
+
+// Stats returns what stream s's decoder has seen: the raw bytes decoded (those captured, up to
+// the point where the Capture was spent), and how many of them were lost to U+FFFD.
+func (c *Capture) Stats(s Stream) Stats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.dec[s].Stats()
+}

@@ -1,6 +1,9 @@
 package decoder
 
-import "encoding/binary"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // replacement is U+FFFD REPLACEMENT CHARACTER in UTF-8.
 const replacement = "\uFFFD"
@@ -18,6 +21,8 @@ const asciiMask = 0x8080808080808080
 type Decoder struct {
 	pending [3]byte // an incomplete sequence, valid so far
 	n       uint8   // bytes used in pending
+	heldAt  int64   // the stream offset of pending[0]
+	stats   Stats
 }
 
 // seq describes a lead byte: the length of its sequence (0 if it can never start one, 1 for
@@ -53,13 +58,20 @@ func buildLeads() (t [256]seq) {
 // sequence at the end of p is held back and completed (or replaced) by the next call; call
 // [Decoder.Flush] at EOF.
 func (d *Decoder) Decode(dst, p []byte) []byte {
+	if !d.stats.NUL && bytes.IndexByte(p, 0) >= 0 {
+		d.stats.NUL = true
+	}
+	at := d.stats.Bytes // the stream offset of p[0]
+	d.stats.Bytes += int64(len(p))
 	if d.n > 0 {
+		n := len(p)
 		dst, p = d.resume(dst, p)
 		if d.n > 0 {
 			return dst // p was used up and the sequence is still incomplete
 		}
+		at += int64(n - len(p))
 	}
-	return d.decode(dst, p)
+	return d.decode(dst, p, at)
 }
 
 // Flush appends the text for a sequence held back at EOF, one U+FFFD, and resets d.
@@ -67,6 +79,7 @@ func (d *Decoder) Flush(dst []byte) []byte {
 	if d.n == 0 {
 		return dst
 	}
+	d.stats.lost(d.heldAt, int(d.n))
 	d.n = 0
 	return append(dst, replacement...)
 }
@@ -78,6 +91,7 @@ func (d *Decoder) resume(dst, p []byte) ([]byte, []byte) {
 	s := leads[d.pending[0]]
 	for len(p) > 0 {
 		if !s.accepts(int(d.n), p[0]) {
+			d.stats.lost(d.heldAt, int(d.n))
 			d.n = 0
 			return append(dst, replacement...), p
 		}
@@ -93,9 +107,10 @@ func (d *Decoder) resume(dst, p []byte) ([]byte, []byte) {
 	return dst, p
 }
 
-// decode decodes p with nothing held back, appending valid runs whole. Valid UTF-8 is its own
-// text, so only replacements and a held-back tail interrupt the copy.
-func (d *Decoder) decode(dst, p []byte) []byte {
+// decode decodes p, which starts at stream offset at, with nothing held back, appending valid
+// runs whole. Valid UTF-8 is its own text, so only replacements and a held-back tail interrupt
+// the copy.
+func (d *Decoder) decode(dst, p []byte, at int64) []byte {
 	start := 0 // first byte of the valid run not yet appended
 	i := 0
 	for i < len(p) {
@@ -130,10 +145,12 @@ func (d *Decoder) decode(dst, p []byte) []byte {
 		n := subpart(s, p[i:])
 		if i+n == len(p) && n < int(s.size) { // valid so far, cut short by the end of p
 			d.n = uint8(copy(d.pending[:], p[i:]))
+			d.heldAt = at + int64(i)
 			return dst
 		}
 		// p[i:i+n] is a maximal subpart: one replacement, then go on at the byte that broke it.
 		dst = append(dst, 0xEF, 0xBF, 0xBD) // replacement, as bytes: cheaper than a string append
+		d.stats.lost(at+int64(i), n)
 		i += n
 		start = i
 	}

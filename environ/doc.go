@@ -5,7 +5,8 @@
 // names and [Base] kept when an allow-list is given ([Options.Allow]),
 // credentials dropped by name when scrubbing is asked for
 // ([ScrubPatterns], matched by [Match], whose `*` crosses `/` and `:`),
-// the agent-friendly settings of [AgentDefaults] added when asked for, and
+// the agent-friendly settings of [AgentDefaults] (and a UTF-8 locale that
+// exists on the host, [UTF8Locale]) added when asked for, and
 // HOME always set, to [NoHome] when the caller's environment has none, so
 // that bash never takes a home directory (and a ~/.profile) from the
 // password database behind the caller's back.

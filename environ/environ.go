@@ -30,18 +30,24 @@ var ScrubPatterns = []string{
 var Base = []string{"PATH", "HOME", "LANG", "LC_*", "TERM", "TZ", "USER", "LOGNAME", "SHELL", "TMPDIR"}
 
 // AgentDefaults turn off what makes a command wait for a person or print for
-// a terminal: pagers, colour, editors, credential prompts.
+// a terminal: pagers, colour, editors, credential prompts, buffered output.
+// With [Options.Agent], LC_ALL and LANG are set too ([Options.Locale]).
 var AgentDefaults = []string{
-	"PAGER=cat", "GIT_PAGER=cat", "MANPAGER=cat", "SYSTEMD_PAGER=", "LESS=-FRX",
-	"NO_COLOR=1", "TERM=dumb", "CLICOLOR=0", "FORCE_COLOR=0",
+	"PAGER=cat", "GIT_PAGER=cat", "MANPAGER=cat", "SYSTEMD_PAGER=", "LESS=-FRX", "GH_PAGER=cat",
+	"NO_COLOR=1", "TERM=dumb", "CLICOLOR=0", "FORCE_COLOR=0", "COLORTERM=",
 	"GIT_TERMINAL_PROMPT=0", "GIT_EDITOR=true", "EDITOR=true", "VISUAL=true",
+	"GIT_ASKPASS=", "SSH_ASKPASS=", "GCM_INTERACTIVE=Never",
 	"DEBIAN_FRONTEND=noninteractive", "PIP_NO_INPUT=1", "npm_config_yes=true", "CI=1",
+	"PYTHONUNBUFFERED=1",
 }
 
 // Options say which changes Build makes.
 type Options struct {
 	Scrub bool // drop the variables whose names match ScrubPatterns
 	Agent bool // add AgentDefaults, overriding what env sets
+	// Locale, with Agent, is what LC_ALL and LANG are set to (UTF8Locale
+	// finds one); "" means FallbackLocale.
+	Locale string
 	// Allow, when not empty, is an allow-list: only the variables it names
 	// (exact names, or prefixes ending in `*`; case-sensitive) and those of
 	// Base are kept. With Scrub as well, a name listed exactly in Allow is
@@ -75,7 +81,7 @@ func Build(env []string, opts Options) (out []string, dropped []string) {
 		out = append(out, kv)
 	}
 	if opts.Agent {
-		for _, kv := range AgentDefaults {
+		for _, kv := range agentSettings(opts.Locale) {
 			name, _, _ := strings.Cut(kv, "=")
 			if i, ok := seen[name]; ok {
 				out[i] = kv
@@ -90,6 +96,14 @@ func Build(env []string, opts Options) (out []string, dropped []string) {
 	}
 	slices.Sort(dropped)
 	return out, dropped
+}
+
+// agentSettings are AgentDefaults with LC_ALL and LANG set to locale.
+func agentSettings(locale string) []string {
+	if locale == "" {
+		locale = FallbackLocale
+	}
+	return append(slices.Clone(AgentDefaults), "LC_ALL="+locale, "LANG="+locale)
 }
 
 // Allowed reports whether the allow-list allow (with Base) passes a

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// tableEntries returns the code spans in the table rows of the README
+// tableEntries returns the code spans in the table rows of docs/environment.md
 // between the bullets that start with from and to.
 func tableEntries(t *testing.T, readme, from, to string) []string {
 	t.Helper()
@@ -31,10 +31,10 @@ func tableEntries(t *testing.T, readme, from, to string) []string {
 	return out
 }
 
-// The README's tables list exactly what --scrub-env drops, what
+// docs/environment.md's tables list exactly what --scrub-env drops, what
 // --agent-env sets and what --env-allow always passes.
 func TestReadmeListsMatch(t *testing.T) {
-	raw, err := os.ReadFile("../README.md")
+	raw, err := os.ReadFile("../docs/environment.md")
 	require.NoError(t, err)
 	readme := string(raw)
 	assert.ElementsMatch(t, ScrubPatterns, tableEntries(t, readme, "**`--scrub-env`**", "**`--agent-env`**"))

@@ -13,7 +13,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/shellsup/shellsup/credential"
+	"github.com/shellsup/shellsup/internal/linux"
 	"github.com/shellsup/shellsup/request"
+	"github.com/shellsup/shellsup/sandbox"
 )
 
 // How the init is recognised: this argv[0], this key as the first argument,
@@ -42,54 +44,47 @@ const (
 	recDropCaps   = 5 // value: errno of dropping the ambient capabilities
 	recDeathsig   = 6 // value: errno of PR_SET_PDEATHSIG
 	recDropUser   = 7 // value: errno of preparing the thread that forks bash as the --user user
+	recLoopback   = 8 // value: errno of bringing lo up (--no-network)
+	recSandbox    = 9 // value: errno of enforcing the sandbox's Landlock rules
 	recordSize    = 8
 	exitSetupFail = 125
 )
 
 // MaybeInit turns this process into the PID-namespace init if it was
 // started as one, and never returns then. Call it first thing in main. A
-// fourth argument is the --user user, in credential's wire form.
+// fourth argument is the --user user, in credential's wire form, or ""; a
+// fifth the sandbox policy, in sandbox's wire form.
 func MaybeInit() {
-	if (len(os.Args) != 3 && len(os.Args) != 4) || os.Args[0] != initArgv0 || os.Getpid() != 1 {
+	if len(os.Args) < 3 || len(os.Args) > 5 || os.Args[0] != initArgv0 || os.Getpid() != 1 {
 		return
 	}
 	var u *credential.User
-	if len(os.Args) == 4 {
-		var err error
+	var sb *sandbox.Policy
+	var err error
+	if len(os.Args) >= 4 && os.Args[3] != "" {
 		if u, err = credential.FromWire(os.Args[3]); err != nil {
+			os.Exit(exitSetupFail)
+		}
+	}
+	if len(os.Args) == 5 {
+		if sb, err = sandbox.FromWire(os.Args[4]); err != nil {
 			os.Exit(exitSetupFail)
 		}
 	}
 	switch os.Args[1] {
 	case initKey:
-		os.Exit(runInit(os.Args[2], true, u))
+		os.Exit(runInit(os.Args[2], true, u, sb))
 	case initKeyNoLogin:
-		os.Exit(runInit(os.Args[2], false, u))
+		os.Exit(runInit(os.Args[2], false, u, sb))
 	}
 }
 
 // runInit is the init's whole life; it returns the init's exit code, bash's
 // status as shellsup reports it (N, or 128+N for signal N).
-func runInit(command string, login bool, u *credential.User) int {
-	// The status pipe must not reach bash: a command holding it could
-	// write status records of its own.
-	unix.CloseOnExec(statusFd)
-	// Non-dumpable, as shellsup is: a command of the same user cannot open
-	// /proc/1/fd/* (the status pipe) or ptrace the init. bash's exec makes
-	// bash dumpable again.
-	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
-		return exitSetupFail
-	}
-	status := os.NewFile(statusFd, "status")
-	_ = setName(initComm) // what ps shows for pid 1; cosmetic
-	// Under memory pressure the kernel should pick the command, not
-	// shellsup: bash inherits this (raising needs no privilege).
-	_ = os.WriteFile("/proc/self/oom_score_adj", []byte(strconv.Itoa(request.WorkloadOOMScore)), 0) // best effort, as outside the namespace
-	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0); err != nil {
-		return setupFailed(status, recDeathsig, err)
-	}
-	if !shellsupAlive() {
-		return exitSetupFail // shellsup died before the death signal was armed
+func runInit(command string, login bool, u *credential.User, sb *sandbox.Policy) int {
+	status, code := armInit()
+	if status == nil {
+		return code
 	}
 	// The signals the Go runtime would act on are taken (see
 	// fatalSignals): pid 1 gets only the signals it handles, and the
@@ -110,18 +105,15 @@ func runInit(command string, login bool, u *credential.User) int {
 	if err := dropInheritedCaps(); err != nil {
 		return setupFailed(status, recDropCaps, err)
 	}
-	if u != nil {
-		// The thread that forks bash keeps what Drop does (it cannot be
-		// undone): it stays locked to this goroutine, the init's main one,
-		// for the init's life, and the init execs nothing else.
-		runtime.LockOSThread()
-		if err := credential.Drop(u); err != nil {
-			var errno syscall.Errno
-			errors.As(err, &errno)
-			return setupFailed(status, recDropUser, errno)
+	if sb != nil && sb.NetNS {
+		if err := sandbox.LoopbackUp(); err != nil {
+			return setupFailed(status, recLoopback, errnoOf(err))
 		}
 	}
-	bash, err := startBash(command, login, u)
+	bash, rec, err := forkBash(command, login, u, sb)
+	if rec != 0 {
+		return setupFailed(status, rec, errnoOf(err))
+	}
 	if err != nil {
 		errno, _ := err.(syscall.Errno)
 		writeRecord(status, recStarted, uint32(errno))
@@ -138,6 +130,33 @@ func runInit(command string, login bool, u *credential.User) int {
 	quietStdio()
 	go forward(sigs, pidfd)
 	return reapAll(status, bash)
+}
+
+// armInit is the init's first step: the status pipe kept from bash, the
+// init non-dumpable and tied to shellsup's life. It returns the status
+// pipe, or nil and the exit code when the init cannot go on.
+func armInit() (*os.File, int) {
+	// The status pipe must not reach bash: a command holding it could
+	// write status records of its own.
+	unix.CloseOnExec(statusFd)
+	// Non-dumpable, as shellsup is: a command of the same user cannot open
+	// /proc/1/fd/* (the status pipe) or ptrace the init. bash's exec makes
+	// bash dumpable again.
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return nil, exitSetupFail
+	}
+	status := os.NewFile(statusFd, "status")
+	_ = setName(initComm) // what ps shows for pid 1; cosmetic
+	// Under memory pressure the kernel should pick the command, not
+	// shellsup: bash inherits this (raising needs no privilege).
+	_ = os.WriteFile("/proc/self/oom_score_adj", []byte(strconv.Itoa(request.WorkloadOOMScore)), 0) // best effort, as outside the namespace
+	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0); err != nil {
+		return nil, setupFailed(status, recDeathsig, err)
+	}
+	if !shellsupAlive() {
+		return nil, exitSetupFail // shellsup died before the death signal was armed
+	}
+	return status, 0
 }
 
 // fatalSignals are the signals the Go runtime acts on when the program has
@@ -160,12 +179,42 @@ var fatalSignals = []os.Signal{
 // the write end polls POLLERR once shellsup is gone.
 func shellsupAlive() bool {
 	fds := []unix.PollFd{{Fd: statusFd, Events: unix.POLLOUT}}
-	for {
-		_, err := unix.Poll(fds, 0)
-		if err != unix.EINTR {
-			return err == nil && fds[0].Revents&(unix.POLLERR|unix.POLLHUP) == 0
-		}
+	_, err := linux.Poll(fds, 0)
+	return err == nil && fds[0].Revents&(unix.POLLERR|unix.POLLHUP) == 0
+}
+
+// forkBash starts bash; with --user or a sandbox on a thread of its own
+// (sandbox.OnThread: never the main one, never given back) that
+// credential.Drop and sandbox.Restrict prepare, which cannot be undone.
+// rec names the preparation that failed, or is 0.
+func forkBash(command string, login bool, u *credential.User, sb *sandbox.Policy) (bash int, rec uint32, err error) {
+	if u == nil && sb == nil {
+		bash, err = startBash(command, login, nil)
+		return bash, 0, err
 	}
+	sandbox.OnThread(func() {
+		if u != nil {
+			if err = credential.Drop(u); err != nil {
+				rec = recDropUser
+				return
+			}
+		}
+		if sb != nil {
+			if err = sandbox.Restrict(sb); err != nil {
+				rec = recSandbox
+				return
+			}
+		}
+		bash, err = startBash(command, login, u)
+	})
+	return bash, rec, err
+}
+
+// errnoOf is the errno inside err, or 0.
+func errnoOf(err error) syscall.Errno {
+	var errno syscall.Errno
+	errors.As(err, &errno)
+	return errno
 }
 
 func setupFailed(status *os.File, kind uint32, err error) int {
@@ -262,10 +311,8 @@ func reapAll(status *os.File, bash int) int {
 	code := exitSetupFail
 	for {
 		var ws unix.WaitStatus
-		pid, err := unix.Wait4(-1, &ws, unix.WALL, nil)
+		pid, err := linux.Wait4(-1, &ws, unix.WALL)
 		switch {
-		case err == unix.EINTR:
-			continue
 		case err != nil: // ECHILD: the namespace is empty but for the init
 			return code
 		case pid == bash:

@@ -16,7 +16,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/shellsup/shellsup/credential"
+	"github.com/shellsup/shellsup/internal/linux"
 	"github.com/shellsup/shellsup/internal/procstat"
+	"github.com/shellsup/shellsup/sandbox"
 )
 
 // Spec is what the init needs to start bash.
@@ -35,6 +37,10 @@ type Spec struct {
 	// forks bash on a thread prepared by credential.Drop, with the user's
 	// credentials, chdir'ing to the working directory as the user.
 	User *credential.User
+	// Sandbox, when not nil, is enforced by the init on the thread that
+	// forks bash; with NetNS set the namespaces include a network one,
+	// whose loopback the init brings up.
+	Sandbox *sandbox.Policy
 }
 
 // UnavailableError: the namespaces could not be made, or the init could
@@ -122,6 +128,12 @@ func forkInit(spec Spec, statusW int) (int, error) {
 		// capability it needs to mount /proc across exec, and drops it
 		// before bash starts.
 		sys.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN}
+		if spec.Sandbox != nil && spec.Sandbox.NetNS {
+			sys.AmbientCaps = append(sys.AmbientCaps, unix.CAP_NET_ADMIN) // to bring lo up
+		}
+	}
+	if spec.Sandbox != nil && spec.Sandbox.NetNS {
+		sys.Cloneflags |= unix.CLONE_NEWNET
 	}
 	attr := &syscall.ProcAttr{
 		Dir:   spec.Cwd,
@@ -140,8 +152,14 @@ func forkInit(spec Spec, statusW int) (int, error) {
 		key = initKeyNoLogin
 	}
 	argv := []string{initArgv0, key, spec.Command}
-	if spec.User != nil {
-		argv = append(argv, spec.User.Wire())
+	if spec.User != nil || spec.Sandbox != nil {
+		argv = append(argv, "")
+		if spec.User != nil {
+			argv[3] = spec.User.Wire()
+		}
+	}
+	if spec.Sandbox != nil {
+		argv = append(argv, spec.Sandbox.Wire())
 	}
 	pid, err := syscall.ForkExec("/proc/self/exe", argv, attr)
 	_ = unix.PthreadSigmask(unix.SIG_SETMASK, &old, nil)
@@ -198,6 +216,10 @@ func (in *Init) awaitStart() error {
 		return &UnavailableError{What: "setting the init's parent-death signal", Err: errno}
 	case recDropUser:
 		return &UnavailableError{What: "preparing the init's thread to start bash as the --user user (capabilities, no_new_privs)", Err: errno}
+	case recLoopback:
+		return &UnavailableError{What: "bringing lo up in the network namespace for --no-network", Err: errno}
+	case recSandbox:
+		return &UnavailableError{What: "enforcing the sandbox's Landlock rules in the init", Err: errno}
 	}
 	return &UnavailableError{What: "starting the PID-namespace init", Err: fmt.Errorf("unexpected record %d", kind)}
 }
@@ -213,12 +235,8 @@ func readRecord(r io.Reader) (kind, value uint32, err error) {
 // reap collects an init that failed before the run began (the Waiter does
 // not exist yet).
 func reap(pid int) {
-	for {
-		var ws unix.WaitStatus
-		if _, err := unix.Wait4(pid, &ws, unix.WALL, nil); err != unix.EINTR {
-			return
-		}
-	}
+	var ws unix.WaitStatus
+	_, _ = linux.Wait4(pid, &ws, unix.WALL)
 }
 
 // firstChild is the init's child, bash, as shellsup's namespace numbers it

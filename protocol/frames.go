@@ -59,6 +59,7 @@ type Start struct {
 	Lifetime    float64 `msgpack:"lifetime"`    // a job's lifetime in seconds, 0 for a call with a timeout
 	Spill       string  `msgpack:"spill"`       // the run's spill directory, "" without --spill
 	Login       bool    `msgpack:"login"`       // bash -lc (true) or bash --norc -c (--no-login)
+	Tidy        bool    `msgpack:"tidy"`        // --tidy: the captured text is tidied
 	// Cgroup is the run's leaf cgroup v2 directory in the cgroup tier (a
 	// caller that sees shellsup die without totals writes 1 to its
 	// cgroup.kill); absent otherwise.
@@ -66,6 +67,18 @@ type Start struct {
 	// User is who the command runs as under --user; absent otherwise (the
 	// command then runs as shellsup's own user).
 	User *RunAs `msgpack:"user,omitempty"`
+	// Sandbox is what the sandbox enforces (--sandbox, --no-network);
+	// absent without one.
+	Sandbox *Sandbox `msgpack:"sandbox,omitempty"`
+}
+
+// Sandbox is what the sandbox enforces for the run (docs/sandbox.md).
+type Sandbox struct {
+	Mode     string   `msgpack:"mode"`             // "read-only", "workspace-write" or "none"
+	Writable []string `msgpack:"writable"`         // where the command may write; empty without filesystem rules
+	Network  string   `msgpack:"network"`          // "host", "loopback" (own namespace) or "none" (no TCP)
+	Via      string   `msgpack:"via"`              // the mechanisms, "+"-joined: "landlock", "netns", "landlock-tcp"
+	TmpDir   string   `msgpack:"tmpDir,omitempty"` // the private TMPDIR, removed at cleanup
 }
 
 // RunAs is the user and groups the command runs as (--user), with no
@@ -152,6 +165,11 @@ type Cleanup struct {
 	// process still pinned it, or the sub-cgroups the command made were
 	// not all removed by the cleanup's deadline); absent when none was.
 	LeafLeft string `msgpack:"leafLeft,omitempty"`
+	// TmpRemoved counts the entries of the sandbox's private TMPDIR the
+	// cleanup removed (the directory included); TmpLeft names it if it
+	// could not be removed. Both absent without a private TMPDIR.
+	TmpRemoved int    `msgpack:"tmpRemoved,omitempty"`
+	TmpLeft    string `msgpack:"tmpLeft,omitempty"`
 }
 
 // Totals is the last frame of every run that started, sent exactly once.
@@ -169,10 +187,35 @@ type Totals struct {
 	Capture     string `msgpack:"capture"`    // the capture mode: "head", "tail" or "head+tail"
 	// LeftOut is the text bytes a tail or head+tail capture left out
 	// (named by its marker); 0 for a head capture.
-	LeftOut int64  `msgpack:"leftOut"`
-	Spill   *Spill `msgpack:"spill,omitempty"` // only with --spill
-	User    *RunAs `msgpack:"user,omitempty"`  // only with --user, as in Start
+	LeftOut int64    `msgpack:"leftOut"`
+	Spill   *Spill   `msgpack:"spill,omitempty"`   // only with --spill
+	User    *RunAs   `msgpack:"user,omitempty"`    // only with --user, as in Start
+	Sandbox *Sandbox `msgpack:"sandbox,omitempty"` // only with a sandbox, as in Start
+	// Status is how the run ended, one of the Status words (status.go).
+	Status string `msgpack:"status,omitempty"`
+	// StreamText is what became of each stream's bytes: lossy, binary, tidied.
+	StreamText
+	// InteractiveTotals: idle, needsInput, prompt (docs/interactive.md).
 	InteractiveTotals
+}
+
+// StreamText is, per stream, what became of the raw bytes on their way to text: inlined in
+// Totals. Lossy and binary describe the bytes shellsup decoded (all of a stream, except what a
+// head capture drains past its budget without decoding, and what follows the binary verdict
+// under --tidy).
+type StreamText struct {
+	// StdoutLossyBytes and StderrLossyBytes are the raw bytes that became U+FFFD.
+	StdoutLossyBytes int64 `msgpack:"stdoutLossyBytes"`
+	StderrLossyBytes int64 `msgpack:"stderrLossyBytes"`
+	// StdoutBinary and StderrBinary say the stream is binary: a NUL byte, or more than 10% of
+	// 8 KiB (819 bytes) of its first 8 KiB lost to U+FFFD.
+	StdoutBinary bool `msgpack:"stdoutBinary"`
+	StderrBinary bool `msgpack:"stderrBinary"`
+	// StdoutTidiedBytes and StderrTidiedBytes are, with --tidy, the UTF-8 bytes of decoded text
+	// the tidier took out (escape sequences, controls, redrawn states, folded copies) less those
+	// it put in (fold lines, a binary line); 0 without --tidy.
+	StdoutTidiedBytes int64 `msgpack:"stdoutTidiedBytes"`
+	StderrTidiedBytes int64 `msgpack:"stderrTidiedBytes"`
 }
 
 // Spill names a run's spill files and what they hold.
@@ -218,6 +261,7 @@ type Port struct {
 type Error struct {
 	Category string `msgpack:"category"`
 	Message  string `msgpack:"message"`
+	Status   string `msgpack:"status,omitempty"` // StatusFailed from shellsup; absent from older writers
 }
 
 // Unknown is what Decoder returns for a well-formed frame whose type this

@@ -81,6 +81,14 @@ func goldenFrames() []struct {
 			CancelReason: ReasonRequest,
 			Cleanup:      Cleanup{Tier: "subreaper", Trigger: "cancel", Signalled: 1, Reaped: 1, Rounds: 2, Stragglers: []Straggler{}},
 		}},
+		{"totals-tidy-binary", &Totals{
+			Result: Result{Command: "pip download x; cat /bin/true >&2", Cwd: "/", Stdout: "Downloading x (1.0 MB)\n100% done\n",
+				Stderr: "[binary output: 35664 bytes; starts 7f 45 4c 46 02 01 01 00 …]\n", ExitCode: ptr(0),
+				TotalBytes: 39664, CapturedBytes: 98, ProgressBytes: 98, DurationMs: 40},
+			Cleanup:     Cleanup{Tier: "subreaper", Trigger: "exit", Reaped: 1, Rounds: 1, Stragglers: []Straggler{}},
+			StdoutBytes: 4000, StderrBytes: 35664, Capture: "head",
+			StreamText: StreamText{StderrLossyBytes: 7835, StderrBinary: true, StdoutTidiedBytes: 3967, StderrTidiedBytes: 50876},
+		}},
 		{"ports-query", &Ports{}},
 		{"ports-answer", &Ports{Ports: []Port{{Proto: "tcp", Addr: "127.0.0.1", Port: 8000, Pid: 4250}, {Proto: "udp6", Addr: "::", Port: 5353, Pid: 4251}}}},
 		{"ports-none", &Ports{Ports: []Port{}}},
@@ -88,6 +96,12 @@ func goldenFrames() []struct {
 		{"ports-answer-cut", &Ports{Ports: []Port{{Proto: "tcp", Addr: "0.0.0.0", Port: 2000, Pid: 4250}}, Omitted: 30399}},
 		{"error-validation", &Error{Category: CategoryValidation, Message: "timeout must be greater than 0 and at most 600 seconds (got 0)"}},
 		{"error-containment", &Error{Category: CategoryContainmentUnavailable, Message: "/proc is not a mounted procfs"}},
+		{"totals-status-oom", &Totals{
+			Result:  Result{Command: "python3 hog.py", Cwd: "/", ExitCode: ptr(137), DurationMs: 900},
+			Cleanup: Cleanup{Tier: "cgroup", Trigger: "exit", Signalled: 0, Reaped: 2, Rounds: 1, Stragglers: []Straggler{}, OOMKills: 1},
+			Capture: "head", Status: StatusOOM,
+		}},
+		{"error-status", &Error{Category: CategoryInternal, Message: "creating the spill directory: no space left on device", Status: StatusFailed}},
 	}
 }
 

@@ -13,12 +13,6 @@ const (
 	TypeTaken   = "taken"   // input frames done with, for the parent's flow control
 )
 
-// Status words of totals that this package sets for interactive runs.
-const (
-	StatusIdle       = "idle"        // the idle timeout ended the run
-	StatusNeedsInput = "needs_input" // a run (not a job) stopped waiting for input
-)
-
 // Signals a signal frame may name.
 var InputSignals = []string{"INT", "QUIT", "TSTP", "HUP", "TERM", "CONT"}
 
@@ -63,9 +57,9 @@ type Idle struct {
 }
 
 // InteractiveTotals are the fields totals carry for the endings of
-// interactive runs; each is left out when not set.
+// interactive runs; each is left out when not set. totals.status is then
+// StatusIdle or StatusNeedsInput.
 type InteractiveTotals struct {
-	Status     string `msgpack:"status,omitempty"`     // StatusIdle or StatusNeedsInput, else unset
 	Idle       bool   `msgpack:"idle,omitempty"`       // the idle timeout ended the run
 	NeedsInput bool   `msgpack:"needsInput,omitempty"` // stopped waiting for input (--stop-on-input)
 	Prompt     string `msgpack:"prompt,omitempty"`     // with NeedsInput: the last line printed

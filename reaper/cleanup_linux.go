@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/shellsup/shellsup/request"
 )
 
 // Deadlines of a cleanup. Cleanup ends by Grace + Kill (plus the stop and
@@ -31,8 +33,9 @@ const quickExitMax = 200 * time.Millisecond
 // they were forked meanwhile.
 const maxTermRounds = 16
 
-// landing is how long the last kills get to land and be reaped.
-const landing = 100 * time.Millisecond
+// landing is how long the last kills get to land and be reaped (one of the
+// cleanup's bounds, stated in package request).
+const landing = request.CleanupLanding
 
 // Cleanup removes every descendant of shellsup and returns when wait
 // reports ECHILD (the tree is gone, zombies included) or the deadline

@@ -32,6 +32,7 @@
 // Containment comes in tiers behind one cleanup path (see Tier). The floor
 // is the "subreaper" tier: PR_SET_CHILD_SUBREAPER plus a /proc scan. The
 // cgroup v2 tier (package cgroup: cgroup.freeze, cgroup.kill, pids.max) is
-// added with AddTier; a PID namespace tier slots in the same way. The package is Linux-only; on other systems
+// added with AddTier, and so is the PID-namespace tier (package pidns,
+// shellsup --pidns). The package is Linux-only; on other systems
 // every entry point returns ErrUnsupported.
 package reaper

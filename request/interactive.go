@@ -31,11 +31,12 @@ func ParsePTYSize(s string) (cols, rows int, err error) {
 	return cols, rows, nil
 }
 
-// ParseIdleTimeout reads an idle timeout in seconds, then ValidateIdleTimeout.
+// ParseIdleTimeout reads an idle timeout, a duration (ParseDuration:
+// "2", "500ms", "1m"), then ValidateIdleTimeout.
 func ParseIdleTimeout(s string) (float64, error) {
-	v, ok := ParseSeconds(s)
+	v, ok := ParseDuration(s)
 	if !ok {
-		return 0, Invalidf("idle-timeout must be a number of seconds greater than 0 and at most %g (got %q)", MaxIdleTimeout, s)
+		return 0, Invalidf("idle-timeout must be %s, greater than 0 and at most %g seconds (got %q)", DurationForm, MaxIdleTimeout, s)
 	}
 	return v, ValidateIdleTimeout(v, strings.TrimSpace(s))
 }

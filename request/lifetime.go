@@ -16,9 +16,6 @@ const (
 	MaxLifetime = 7 * 24 * 3600.0 // seconds
 )
 
-// lifetimeUnits are the suffixes a lifetime may carry, in seconds.
-var lifetimeUnits = map[byte]float64{'s': 1, 'm': 60, 'h': 3600, 'd': 86400}
-
 // ParseSeconds parses a number of seconds. inf, nan and numbers too large
 // for a float64 (which ParseFloat rounds to ±Inf) parse here; the range
 // check that follows refuses them.
@@ -27,21 +24,14 @@ func ParseSeconds(s string) (float64, bool) {
 	return v, err == nil || math.IsInf(v, 0)
 }
 
-// ParseLifetime reads a lifetime: seconds with an optional s, m, h or d
-// suffix, e.g. "90", "30s", "1h", "7d"; then ValidateLifetime.
+// ParseLifetime reads a lifetime, a duration (ParseDuration: "90", "30s",
+// "1h", "7d"), then ValidateLifetime.
 func ParseLifetime(s string) (float64, error) {
-	t := strings.TrimSpace(s)
-	mult := 1.0
-	if n := len(t); n > 0 {
-		if m, ok := lifetimeUnits[t[n-1]]; ok {
-			mult, t = m, t[:n-1]
-		}
+	v, ok := ParseDuration(s)
+	if !ok {
+		return 0, Invalidf("lifetime must be a duration %s seconds (7 days), written as %s (got %q)", lifetimeRange, DurationForm, s)
 	}
-	v, ok := ParseSeconds(t)
-	if !ok || t == "" {
-		return 0, Invalidf("lifetime must be a number of seconds %s (7 days), optionally with a suffix s, m, h or d, e.g. 1h (got %q)", lifetimeRange, s)
-	}
-	return v * mult, ValidateLifetime(v*mult, strings.TrimSpace(s))
+	return v, ValidateLifetime(v, strings.TrimSpace(s))
 }
 
 // ValidateLifetime checks a lifetime in seconds: a number (not NaN), > 0

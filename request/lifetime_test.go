@@ -16,7 +16,7 @@ func TestParseLifetime(t *testing.T) {
 	for s, msg := range map[string]string{
 		"0": "lifetime must be greater than 0 and at most 604800 seconds (7 days) (got 0)", "-1": "(got -1)", "0s": "(got 0s)",
 		"604801": "(got 604801)", "8d": "(got 8d)", "nan": "(got nan)", "inf": "(got inf)", "-inf": "(got -inf)", "1e999": "(got 1e999)",
-		"":  `lifetime must be a number of seconds greater than 0 and at most 604800 (7 days), optionally with a suffix s, m, h or d, e.g. 1h (got "")`,
+		"":  `lifetime must be a duration greater than 0 and at most 604800 seconds (7 days), written as ` + DurationForm + ` (got "")`,
 		"s": `(got "s")`, "1w": `(got "1w")`, "abc": `(got "abc")`,
 	} {
 		_, err := ParseLifetime(s)

@@ -45,6 +45,12 @@ type limitsFile struct {
 		Min     int64 `json:"min"`
 	} `json:"spillMax"`
 	ByteCountMax int64 `json:"byteCountMax"`
+	Cleanup      struct {
+		KillSeconds      float64 `json:"killSeconds"`
+		LandingSeconds   float64 `json:"landingSeconds"`
+		DrainSeconds     float64 `json:"drainSeconds"`
+		GoneFlushSeconds float64 `json:"goneFlushSeconds"`
+	} `json:"cleanup"`
 }
 
 func TestLimitsFileEqualsConstants(t *testing.T) {
@@ -69,4 +75,8 @@ func TestLimitsFileEqualsConstants(t *testing.T) {
 	assert.EqualValues(t, request.DefaultSpillMax, got.SpillMax.Default, "spillMax.default")
 	assert.EqualValues(t, request.MinSpillMax, got.SpillMax.Min, "spillMax.min")
 	assert.EqualValues(t, request.MaxByteCount, got.ByteCountMax, "byteCountMax")
+	assert.Equal(t, request.CleanupKill.Seconds(), got.Cleanup.KillSeconds, "cleanup.killSeconds")
+	assert.Equal(t, request.CleanupLanding.Seconds(), got.Cleanup.LandingSeconds, "cleanup.landingSeconds")
+	assert.Equal(t, request.CleanupDrain.Seconds(), got.Cleanup.DrainSeconds, "cleanup.drainSeconds")
+	assert.Equal(t, request.CleanupGoneFlush.Seconds(), got.Cleanup.GoneFlushSeconds, "cleanup.goneFlushSeconds")
 }

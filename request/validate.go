@@ -32,11 +32,18 @@ var (
 // <= MaxTimeout; ±Inf is out of range. shown is the value as the user wrote
 // it, quoted back in the error.
 func ValidateTimeout(seconds float64, shown string) error {
-	if math.IsNaN(seconds) || seconds <= 0 || seconds > MaxTimeout {
+	if math.IsNaN(seconds) || seconds <= 0 {
 		return Invalidf("timeout must be %s seconds (got %s)", timeoutRange, shown)
+	}
+	if seconds > MaxTimeout {
+		return Invalidf("timeout must be %s seconds (got %s); %s", timeoutRange, shown, LongerThanTimeout)
 	}
 	return nil
 }
+
+// LongerThanTimeout is what a timeout over MaxTimeout points to: a job,
+// whose lifetime may be up to MaxLifetime.
+var LongerThanTimeout = fmt.Sprintf("a longer run is a job: give it a lifetime instead (--lifetime, lifetime=, Lifetime) of up to %g seconds (7 days)", MaxLifetime)
 
 // ValidateGrace checks a SIGTERM → SIGKILL grace in seconds: a number (not
 // NaN), >= MinGrace and <= MaxGrace; ±Inf is out of range.
@@ -56,19 +63,21 @@ func ValidateBudget(budget int, shown string) error {
 	return nil
 }
 
-// TimeoutNotANumber is the error for a timeout text that is not a number.
-func TimeoutNotANumber(shown string) error {
-	return Invalidf("timeout must be a number of seconds %s (got %q)", timeoutRange, shown)
+// TimeoutNotADuration is the error for a timeout text that is not a
+// duration (ParseDuration).
+func TimeoutNotADuration(shown string) error {
+	return Invalidf("timeout must be a duration %s seconds, written as %s (got %q)", timeoutRange, DurationForm, shown)
 }
 
-// GraceNotANumber is the error for a grace text that is not a number.
-func GraceNotANumber(shown string) error {
-	return Invalidf("grace must be a number of seconds %s (got %q)", graceRange, shown)
+// GraceNotADuration is the error for a grace text that is not a duration.
+func GraceNotADuration(shown string) error {
+	return Invalidf("grace must be a duration %s seconds, written as %s (got %q)", graceRange, DurationForm, shown)
 }
 
-// BudgetNotWhole is the error for a budget text that is not a whole number.
-func BudgetNotWhole(shown string) error {
-	return Invalidf("budget must be a whole number of bytes, %s (got %q)", budgetRange, shown)
+// BudgetNotAByteCount is the error for a budget text that is not a byte
+// count (ParseBytes).
+func BudgetNotAByteCount(shown string) error {
+	return Invalidf("budget must be %s, %s bytes (got %q)", ByteCountForm, budgetRange, shown)
 }
 
 // ValidateCommand checks the bash -c string: not empty, valid UTF-8 (it is

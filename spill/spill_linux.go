@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/shellsup/shellsup/internal/linux"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -115,12 +117,9 @@ type File struct {
 func (f *File) Write(p []byte) {
 	n := min(int64(len(p)), f.room())
 	for n > 0 {
-		w, err := unix.Write(f.fd, p[:n])
-		if err == unix.EINTR {
-			continue
-		}
+		w, err := linux.Write(f.fd, p[:n])
 		if err != nil {
-			f.err = fmt.Errorf("write %s: %w", f.Path, err)
+			f.err = fmt.Errorf("writing the spill file %s: %w", f.Path, err)
 			break
 		}
 		f.written += int64(w)

@@ -11,15 +11,16 @@ import (
 
 	"github.com/shellsup/shellsup/credential"
 	"github.com/shellsup/shellsup/request"
+	"github.com/shellsup/shellsup/sandbox"
 )
 
 // Args are the command line as given, before validation. Empty strings
 // mean "use the default".
 type Args struct {
-	Timeout      string   // --timeout SECONDS
+	Timeout      string   // --timeout DURATION (request.ParseDuration: 2s, 1.5)
 	Cwd          string   // --cwd DIR
-	Budget       string   // --budget BYTES
-	Grace        string   // --grace SECONDS
+	Budget       string   // --budget BYTES (request.ParseBytes: 64K)
+	Grace        string   // --grace DURATION
 	Frames       bool     // --frames
 	PIDNamespace bool     // --pidns
 	Command      []string // the positional arguments; exactly one is allowed
@@ -42,16 +43,28 @@ type Args struct {
 	EnvAllow []string
 
 	User string // --user USER[:GROUP]
+
+	// Agent is --agent: --agent-env, --scrub-env, --tidy and --capture
+	// head+tail, each unless given (see withAgent).
+	Agent bool
+	// Given names the options given on the command line (without the
+	// dashes), so that one given explicitly wins over --agent's default.
+	Given     map[string]bool
+	Sandbox   string   // --sandbox MODE (docs/sandbox.md)
+	Protect   []string // --protect DIR, repeatable
+	NoNetwork bool     // --no-network
 }
 
 // Config is a validated run request.
 type Config struct {
 	Command string
-	Cwd     string  // absolute and clean
-	Timeout float64 // seconds
-	Budget  int
-	Grace   float64 // seconds
-	Frames  bool
+	Cwd     string // absolute and clean
+	// Deadline is the run's one time limit: --timeout (the default, 120 s)
+	// or a job's --lifetime.
+	Deadline request.Deadline
+	Budget   int
+	Grace    float64 // seconds
+	Frames   bool
 
 	CgroupParent string // absolute; "" means shellsup's own cgroup
 	NoCgroup     bool   // make no leaf, even where one could be made
@@ -78,6 +91,11 @@ type Config struct {
 	// Dir is where bash starts: Cwd with every symbolic link resolved when
 	// a workspace is set (the path checked against it), else Cwd.
 	Dir string
+
+	// Agent is --agent as given (its settings are in the other fields).
+	Agent bool
+	// Sandbox, when not nil, is what --sandbox and --no-network ask for.
+	Sandbox *sandbox.Policy
 }
 
 // startDir is where bash starts: Dir, or Cwd in a Config not made by
@@ -89,8 +107,13 @@ func (c Config) startDir() string {
 	return c.Cwd
 }
 
-// timeoutDuration converts the validated timeout.
-func (c Config) timeoutDuration() time.Duration { return seconds(c.Timeout) }
+// lifetime is the job's lifetime in seconds, 0 for a call.
+func (c Config) lifetime() float64 {
+	if c.Deadline.Kind == request.KindLifetime {
+		return c.Deadline.Seconds
+	}
+	return 0
+}
 
 func (c Config) graceDuration() time.Duration { return seconds(c.Grace) }
 
@@ -100,14 +123,24 @@ func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Se
 // error, a *request.ValidationError, quotes the bad value and says what is
 // allowed. The flags are parsed here; their rules live in package request.
 func (a Args) Validate() (Config, error) {
-	cfg := Config{Timeout: request.DefaultTimeout, Budget: request.DefaultBudget, Grace: request.DefaultGrace, Frames: a.Frames, PIDNamespace: a.PIDNamespace,
+	if err := a.checkAgentBudget(); err != nil {
+		return Config{}, err
+	}
+	cfg, err := a.withAgent().validate()
+	cfg.Agent, cfg.Tidy = a.Agent, cfg.Tidy || a.agentTidy()
+	return cfg, err
+}
+
+// validate is Validate once --agent's defaults are in a.
+func (a Args) validate() (Config, error) {
+	cfg := Config{Deadline: request.Deadline{Kind: request.KindTimeout, Seconds: request.DefaultTimeout}, Budget: request.DefaultBudget, Grace: request.DefaultGrace, Frames: a.Frames, PIDNamespace: a.PIDNamespace,
 		NoLogin: a.NoLogin, ScrubEnv: a.ScrubEnv, AgentEnv: a.AgentEnv}
 	var err error
 	if cfg.Command, err = a.command(); err != nil {
 		return cfg, err
 	}
 	if a.Timeout != "" {
-		if cfg.Timeout, err = parseTimeout(a.Timeout); err != nil {
+		if cfg.Deadline.Seconds, err = parseTimeout(a.Timeout); err != nil {
 			return cfg, err
 		}
 	}
@@ -130,17 +163,8 @@ func (a Args) Validate() (Config, error) {
 	if err = a.validateInteractive(&cfg); err != nil {
 		return cfg, err
 	}
-	for _, v := range a.EnvAllow {
-		names, err := request.SplitEnvAllow(v)
-		if err != nil {
-			return cfg, err
-		}
-		cfg.EnvAllow = append(cfg.EnvAllow, names...)
-	}
-	if a.User != "" {
-		if cfg.User, err = credential.Resolve(a.User); err != nil {
-			return cfg, err
-		}
+	if err = a.validateWho(&cfg); err != nil {
+		return cfg, err
 	}
 	cwd := a.Cwd
 	if a.Workspace != "" {
@@ -160,7 +184,26 @@ func (a Args) Validate() (Config, error) {
 			return cfg, err
 		}
 	}
-	return cfg, nil
+	cfg.Sandbox, err = a.sandboxPolicy(cfg.Workspace)
+	return cfg, err
+}
+
+// validateWho reads --env-allow and --user: what the command sees of the
+// environment, and who it runs as.
+func (a Args) validateWho(cfg *Config) error {
+	for _, v := range a.EnvAllow {
+		names, err := request.SplitEnvAllow(v)
+		if err != nil {
+			return err
+		}
+		cfg.EnvAllow = append(cfg.EnvAllow, names...)
+	}
+	if a.User == "" {
+		return nil
+	}
+	var err error
+	cfg.User, err = credential.Resolve(a.User)
+	return err
 }
 
 func (a Args) command() (string, error) {
@@ -174,28 +217,37 @@ func (a Args) command() (string, error) {
 		len(a.Command), quoteAll(a.Command), strconv.Quote(strings.Join(a.Command, " ")))
 }
 
+// parseTimeout reads --timeout, a duration (request.ParseDuration).
 func parseTimeout(s string) (float64, error) {
-	v, ok := request.ParseSeconds(s)
+	v, ok := request.ParseDuration(s)
 	if !ok {
-		return 0, request.TimeoutNotANumber(s)
+		return 0, request.TimeoutNotADuration(s)
 	}
 	return v, request.ValidateTimeout(v, s)
 }
 
+// parseGrace reads --grace, a duration (request.ParseDuration).
 func parseGrace(s string) (float64, error) {
-	v, ok := request.ParseSeconds(s)
+	v, ok := request.ParseDuration(s)
 	if !ok {
-		return 0, request.GraceNotANumber(s)
+		return 0, request.GraceNotADuration(s)
 	}
 	return v, request.ValidateGrace(v, s)
 }
 
+// parseBudget reads --budget, a byte count (request.ParseBytes: 64K).
 func parseBudget(s string) (int, error) {
-	v, err := strconv.Atoi(strings.TrimSpace(s))
+	v, err := request.ParseBytes(s)
 	if err != nil {
-		return 0, request.BudgetNotWhole(s)
+		if _, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
+			return 0, request.ValidateBudget(-1, s) // a whole number out of range, e.g. -1
+		}
+		return 0, request.BudgetNotAByteCount(s)
 	}
-	return v, request.ValidateBudget(v, s)
+	if v > request.MaxBudget {
+		v = request.MaxBudget + 1 // refused below, and never wraps an int
+	}
+	return int(v), request.ValidateBudget(int(v), s)
 }
 
 // resolveCwd makes dir absolute (against shellsup's own working directory)

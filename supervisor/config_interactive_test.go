@@ -11,7 +11,7 @@ func TestValidateInteractive(t *testing.T) {
 	cfg, err := Args{Command: []string{"x"}, Interactive: InteractiveArgs{PTY: true}}.Validate()
 	require.NoError(t, err)
 	assert.Equal(t, InteractiveConfig{PTY: true, Cols: 80, Rows: 24}, cfg.InteractiveConfig)
-	cfg, err = Args{Command: []string{"x"}, Interactive: InteractiveArgs{PTY: true, PTYSize: "132x50", IdleTimeout: "2.5", StopOnInput: true}}.Validate()
+	cfg, err = Args{Command: []string{"x"}, Interactive: InteractiveArgs{PTY: true, PTYSize: "132x50", IdleTimeout: "2500ms", StopOnInput: true}}.Validate()
 	require.NoError(t, err)
 	assert.Equal(t, InteractiveConfig{PTY: true, Cols: 132, Rows: 50, IdleTimeout: 2.5, StopOnInput: true}, cfg.InteractiveConfig)
 	cfg, err = Args{Command: []string{"x"}, Interactive: InteractiveArgs{Stdin: "pipe"}}.Validate()
@@ -31,7 +31,7 @@ func TestValidateInteractiveRefuses(t *testing.T) {
 		{InteractiveArgs{Stdin: "file"}, `stdin must be "null" or "pipe" (got "file")`},
 		{InteractiveArgs{PTY: true, Stdin: "null"}, `exclude each other`},
 		{InteractiveArgs{IdleTimeout: "0"}, `idle-timeout must be greater than 0 and at most 604800 seconds (got 0)`},
-		{InteractiveArgs{IdleTimeout: "soon"}, `idle-timeout must be a number of seconds greater than 0 and at most 604800 (got "soon")`},
+		{InteractiveArgs{IdleTimeout: "soon"}, `greater than 0 and at most 604800 seconds (got "soon")`},
 		{InteractiveArgs{StopOnInput: true}, `--stop-on-input needs --pty`},
 	} {
 		_, err := Args{Command: []string{"x"}, Interactive: c.in}.Validate()

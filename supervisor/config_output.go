@@ -20,6 +20,7 @@ type OutputArgs struct {
 	Lifetime       string   // --lifetime SECONDS (suffixes s, m, h, d)
 	Redact         bool     // --redact
 	RedactPatterns []string // --redact-pattern RE, repeatable; implies Redact
+	Tidy           bool     // --tidy
 	Quiet          bool     // --quiet: no summary line in human mode
 }
 
@@ -28,17 +29,18 @@ type OutputConfig struct {
 	SpillDir string // "" without --spill; absolute and clean
 	SpillMax int64
 	Capture  decoder.Mode
-	Lifetime float64 // seconds, 0 when the run has a call timeout
 	Redact   []redact.Pattern
 	Redacts  bool // --redact or --redact-pattern given
+	Tidy     bool // --tidy, or --agent unless --tidy was given: the captured text is tidied (package tidy)
 	Quiet    bool
 }
 
 // validateOutput checks the output options of a and fills them into cfg.
-// A lifetime replaces the timeout.
+// A lifetime is the run's deadline, of kind lifetime.
 func (a Args) validateOutput(cfg *Config) error {
 	o := a.Output
 	cfg.Quiet = o.Quiet
+	cfg.Tidy = o.Tidy
 	var err error
 	if cfg.SpillDir, cfg.SpillMax, err = parseSpill(o.Spill, o.SpillMax); err != nil {
 		return err
@@ -55,10 +57,11 @@ func (a Args) validateOutput(cfg *Config) error {
 		if a.Timeout != "" {
 			return invalid("--lifetime %q and --timeout %q exclude each other: a job has a lifetime, a call a timeout", o.Lifetime, a.Timeout)
 		}
-		if cfg.Lifetime, err = request.ParseLifetime(o.Lifetime); err != nil {
+		life, err := request.ParseLifetime(o.Lifetime)
+		if err != nil {
 			return err
 		}
-		cfg.Timeout = cfg.Lifetime
+		cfg.Deadline = request.Deadline{Kind: request.KindLifetime, Seconds: life}
 	}
 	cfg.Redacts = o.Redact || len(o.RedactPatterns) > 0
 	if cfg.Redacts {
@@ -71,7 +74,9 @@ func (a Args) validateOutput(cfg *Config) error {
 	return nil
 }
 
-// parseSpill checks the spill directory and limit.
+// parseSpill checks the spill directory (made, 0700, when it does not
+// exist: the one side effect of validation, which the user asked for) and
+// the limit.
 func parseSpill(dir, limit string) (string, int64, error) {
 	if dir == "" {
 		if limit != "" {
@@ -83,7 +88,7 @@ func parseSpill(dir, limit string) (string, int64, error) {
 	if err != nil {
 		return "", 0, invalid("spill directory %q cannot be made absolute: %v", dir, err)
 	}
-	if err := spill.CheckDir(abs); err != nil {
+	if err := spill.MakeDir(abs); err != nil {
 		return "", 0, invalid("%s", strings.Replace(err.Error(), strconv.Quote(abs), strconv.Quote(dir), 1))
 	}
 	max := int64(request.DefaultSpillMax)

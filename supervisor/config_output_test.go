@@ -43,8 +43,7 @@ func TestLifetimeOption(t *testing.T) {
 	for s, want := range map[string]float64{"1": 1, "30s": 30, "7d": 604800} {
 		cfg, err := Args{Command: []string{"x"}, Output: OutputArgs{Lifetime: s}}.Validate()
 		require.NoError(t, err, s)
-		assert.Equal(t, want, cfg.Lifetime, s)
-		assert.Equal(t, want, cfg.Timeout, s)
+		assert.Equal(t, request.Deadline{Kind: request.KindLifetime, Seconds: want}, cfg.Deadline, s)
 	}
 	for _, s := range []string{"0", "8d", "abc"} {
 		_, err := Args{Command: []string{"x"}, Output: OutputArgs{Lifetime: s}}.Validate()
@@ -64,8 +63,8 @@ func TestValidateOutputOptions(t *testing.T) {
 	assert.Equal(t, dir, cfg.SpillDir)
 	assert.Equal(t, int64(1<<20), cfg.SpillMax)
 	assert.Equal(t, decoder.HeadTail, cfg.Capture)
-	assert.Equal(t, 3600.0, cfg.Lifetime)
-	assert.Equal(t, 3600.0, cfg.Timeout, "a lifetime replaces the timeout")
+	assert.Equal(t, request.Deadline{Kind: request.KindLifetime, Seconds: 3600}, cfg.Deadline, "a lifetime is the deadline")
+	assert.Equal(t, 3600.0, cfg.lifetime())
 	assert.True(t, cfg.Redacts)
 	assert.Len(t, cfg.Redact, len(redact.Builtin())+1)
 	assert.True(t, cfg.Quiet)
@@ -74,5 +73,6 @@ func TestValidateOutputOptions(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, int64(request.DefaultSpillMax), cfg.SpillMax)
 	assert.Empty(t, cfg.Redact)
-	assert.Zero(t, cfg.Lifetime)
+	assert.Zero(t, cfg.lifetime())
+	assert.Equal(t, request.KindTimeout, cfg.Deadline.Kind)
 }

@@ -21,8 +21,10 @@
 //
 // Output: each pipe has a pump (drain_linux.go) that gives the raw bytes to
 // the run's spill file (--spill) and, in human mode, to shellsup's own
-// stdout or stderr, unbounded; and the text, decoded and perhaps redacted,
-// to the one budget both streams share and to a tail window (--capture).
+// stdout or stderr, unbounded; and the text, decoded, perhaps tidied
+// (--tidy, tidy_linux.go: a held partial line is released by a timer) and
+// perhaps redacted, to the one budget both streams share and to a tail
+// window (--capture).
 // Once nothing needs the bytes in user space, the pump splices the pipe
 // into its destination. The README ("Full output") states the rules. In
 // human mode the pump hands the bytes for the terminal to a forwarder
@@ -31,7 +33,8 @@
 // holds neither the capture nor, past its bound, the run (README, "Command
 // line").
 //
-// The non-goal: it is not a sandbox. The command runs with shellsup's
+// The non-goal: without --sandbox or --no-network it is not a sandbox
+// (package sandbox is the opt-in one). The command runs with shellsup's
 // user, environment (changed only as package environ documents) and
 // filesystem; --workspace checks where the command starts, not where it
 // goes; work handed to daemons outside the

@@ -62,6 +62,7 @@ type textPath struct {
 	red     *redact.Stream // nil without --redact
 	window  *sharedWindow  // nil for a head capture
 	fwdText *forwarder     // human mode with --redact: the redacted text, not the raw bytes
+	tidy    *tidyPath      // nil without --tidy
 }
 
 // sharedWindow is the one Window both readers add to, in arrival order.
@@ -211,6 +212,7 @@ func (p *pump) run() {
 		}
 	}
 	p.sink()
+	p.afterSink()
 }
 
 // backlog takes, after the drain gave up on the pipes (err is the read
@@ -234,13 +236,10 @@ func (p *pump) backlog(err error, take func([]byte)) {
 		}
 		buf := make([]byte, max(min(n, readSize), 1))
 		for n > 0 {
-			k, err := unix.Read(int(fd), buf[:min(n, len(buf))])
+			k, err := linux.Read(int(fd), buf[:min(n, len(buf))])
 			if k > 0 {
 				take(buf[:k])
 				n -= k
-			}
-			if errors.Is(err, unix.EINTR) {
-				continue
 			}
 			if err != nil || k <= 0 {
 				break
@@ -258,8 +257,12 @@ func (p *pump) backlog(err error, take func([]byte)) {
 }
 
 // reads reports whether the text still matters: until the capture is
-// spent, or to the end for a window or for redacted text forwarded.
+// spent, or to the end for a window or for redacted text forwarded; under
+// --tidy, not past the verdict that the stream is binary.
 func (p *pump) reads() bool {
+	if p.sinking() {
+		return false
+	}
 	if p.text != nil && (p.text.window != nil || p.text.fwdText != nil) {
 		return true
 	}
@@ -280,7 +283,7 @@ func (p *pump) take(b []byte) {
 		return
 	}
 	t.buf = t.dec.Decode(t.buf[:0], b)
-	p.passText(len(b), t.buf)
+	p.passDecoded(len(b), b, t.buf)
 }
 
 // closeText flushes the stream's text at EOF.
@@ -288,6 +291,10 @@ func (p *pump) closeText() {
 	t := p.text
 	if t == nil {
 		p.capture.CloseFunc(p.s, p.emit)
+		return
+	}
+	if t.tidy != nil {
+		p.closeTidy(true)
 		return
 	}
 	t.buf = t.dec.Flush(t.buf[:0])
@@ -455,8 +462,8 @@ func (p *pump) waitWritable(out int) bool {
 		return false // out has room (or failed): the pipe was empty
 	}
 	for p.fwd.live() {
-		n, err := unix.Poll(fds, 100)
-		if (err != nil && !errors.Is(err, unix.EINTR)) || n > 0 {
+		n, err := linux.Poll(fds, 100)
+		if err != nil || n > 0 {
 			return true // writable, or failed: splice says which
 		}
 	}

@@ -45,7 +45,7 @@ func fail(out *output, category string, err error, code int) int {
 	if errors.As(err, &ve) {
 		msg = ve.Msg
 	}
-	out.frame(&protocol.Error{Category: category, Message: msg})
+	out.frame(&protocol.Error{Category: category, Message: msg, Status: protocol.StatusFailed})
 	out.line("shellsup: " + msg)
 	<-out.flush()
 	return code

@@ -5,6 +5,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/shellsup/shellsup/internal/linux"
 	"github.com/shellsup/shellsup/protocol"
 )
 
@@ -21,8 +22,10 @@ func watchParent(ppid int, stdio Stdio, cancel func(reason string)) (stop func()
 		return func() {} // EPIPE and the control channel still tell
 	}
 	fds := []unix.PollFd{{Fd: int32(wake), Events: unix.POLLIN}}
-	pidfd := -1
-	if ppid > 1 { // 1: init never dies; 0: the parent is outside shellsup's PID namespace
+	pidfd, watched := -1, false
+	if orphanedAtStart(ppid) {
+		cancel(protocol.ReasonParentGone) // gone before shellsup started (parentstart_linux.go)
+	} else if ppid > 1 { // 1: init never dies; 0: the parent is outside shellsup's PID namespace
 		if pidfd, err = unix.PidfdOpen(ppid, 0); err != nil {
 			pidfd = -1
 		}
@@ -31,6 +34,7 @@ func watchParent(ppid int, stdio Stdio, cancel func(reason string)) (stop func()
 			cancel(protocol.ReasonParentGone) // the pidfd, if any, may name a stranger
 		case err == nil:
 			fds = append(fds, unix.PollFd{Fd: int32(pidfd), Events: unix.POLLIN})
+			watched = true
 		}
 	}
 	for _, f := range []*os.File{stdio.Stdout, stdio.Stderr} {
@@ -43,7 +47,7 @@ func watchParent(ppid int, stdio Stdio, cancel func(reason string)) (stop func()
 	go func() {
 		defer close(done)
 		if pollParent(fds) {
-			cancel(protocol.ReasonParentGone)
+			cancel(goneReason(fds, watched))
 		}
 		if pidfd >= 0 {
 			unix.Close(pidfd)
@@ -60,10 +64,7 @@ func watchParent(ppid int, stdio Stdio, cancel func(reason string)) (stop func()
 // the parent gone, true, or the eventfd is written, false.
 func pollParent(fds []unix.PollFd) bool {
 	for {
-		_, err := unix.Poll(fds, -1)
-		if err == unix.EINTR {
-			continue
-		}
+		_, err := linux.Poll(fds, -1)
 		if err != nil || fds[0].Revents != 0 {
 			return false
 		}
@@ -95,4 +96,13 @@ func streamFd(f *os.File) (int, bool) {
 		fd, stream = int(u), mode == unix.S_IFIFO || mode == unix.S_IFSOCK
 	})
 	return fd, stream
+}
+
+// goneReason says what pollParent saw: the parent's pidfd (fds[1] when
+// watched) parent-gone, else a stream without reader, reasonOutputGone.
+func goneReason(fds []unix.PollFd, pidfdWatched bool) string {
+	if pidfdWatched && fds[1].Revents != 0 {
+		return protocol.ReasonParentGone
+	}
+	return reasonOutputGone
 }

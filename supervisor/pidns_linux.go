@@ -62,7 +62,7 @@ func spawnInNamespace(cfg Config, cont *reaper.Containment, leaf *cgroup.Leaf) (
 	spec := pidns.Spec{
 		Command: cfg.Command, NoLogin: cfg.NoLogin, Cwd: cfg.startDir(), Env: env,
 		Stdio: [3]uintptr{files[0], files[1], files[2]},
-		User:  cfg.User,
+		User:  cfg.User, Sandbox: cfg.Sandbox,
 	}
 	if leaf != nil && leaf.CgroupFD() >= 0 {
 		spec.UseCgroupFD, spec.CgroupFD = true, leaf.CgroupFD() // the init is born in the leaf

@@ -181,11 +181,11 @@ func (s *session) endInput() {
 func (s *session) interactiveTotals(end ending) protocol.InteractiveTotals {
 	switch end.trigger {
 	case byIdle:
-		return protocol.InteractiveTotals{Status: protocol.StatusIdle, Idle: true}
+		return protocol.InteractiveTotals{Idle: true}
 	case byNeedsInput:
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		return protocol.InteractiveTotals{Status: protocol.StatusNeedsInput, NeedsInput: true, Prompt: s.waitingPrompt}
+		return protocol.InteractiveTotals{NeedsInput: true, Prompt: s.waitingPrompt}
 	}
 	return protocol.InteractiveTotals{}
 }

@@ -19,10 +19,7 @@ func statusOf(ws unix.WaitStatus) (*int, *string) {
 		return &code, nil
 	case ws.Signaled():
 		code := 128 + int(ws.Signal())
-		name := unix.SignalName(ws.Signal())
-		if name == "" {
-			name = fmt.Sprintf("SIG%d", int(ws.Signal()))
-		}
+		name := signalName(ws.Signal())
 		return &code, &name
 	}
 	return nil, nil
@@ -34,7 +31,7 @@ func statusOf(ws unix.WaitStatus) (*int, *string) {
 // bash's status.
 func exitCode(t *protocol.Totals, end ending, rep reaper.Report) int {
 	switch {
-	case !rep.Clean() || t.ExitCode == nil:
+	case unsound(t, rep.Clean()):
 		return ExitFailed
 	case end.trigger == byTimeout, end.trigger == byIdle, end.trigger == byNeedsInput:
 		return ExitTimedOut
@@ -51,16 +48,18 @@ func exitCode(t *protocol.Totals, end ending, rep reaper.Report) int {
 //	shellsup: exit 0 in 1.0s; 3 processes cleaned up (1 killed) in 1004ms; captured 96 of 96 bytes
 //
 // l is what forwarding to shellsup's own stdout and stderr lost.
-func summary(t *protocol.Totals, code int, l lost) string {
+func summary(t *protocol.Totals, end ending, code int, l lost) string {
 	var b strings.Builder
 	b.WriteString("shellsup: ")
 	switch {
 	case t.TimedOut:
 		b.WriteString("timed out")
-	case t.Status != "":
-		b.WriteString(strings.ReplaceAll(t.Status, "_", " "))
+	case t.Idle:
+		b.WriteString("idle")
+	case t.NeedsInput:
+		b.WriteString("needs input")
 	case t.Cancelled:
-		fmt.Fprintf(&b, "cancelled (%s)", t.CancelReason)
+		b.WriteString(end.cancelled())
 	case t.Signal != nil:
 		fmt.Fprintf(&b, "killed by %s", *t.Signal)
 	case t.ExitCode != nil:
@@ -68,30 +67,9 @@ func summary(t *protocol.Totals, code int, l lost) string {
 	default:
 		b.WriteString("status unknown")
 	}
+	fmt.Fprintf(&b, " in %.1fs; ", float64(t.DurationMs)/1000)
+	writeCleanup(&b, t.Cleanup)
 	c := t.Cleanup
-	fmt.Fprintf(&b, " in %.1fs; %d %s cleaned up", float64(t.DurationMs)/1000, c.Reaped, plural(c.Reaped, "process", "processes"))
-	if c.Killed > 0 {
-		fmt.Fprintf(&b, " (%d killed)", c.Killed)
-	}
-	fmt.Fprintf(&b, " in %dms", c.Ms)
-	if len(c.Stragglers) > 0 {
-		fmt.Fprintf(&b, ", %d STRAGGLERS:", len(c.Stragglers)+c.StragglersOmitted)
-		for _, s := range c.Stragglers {
-			fmt.Fprintf(&b, " %d(%s, %s: %s)", s.Pid, s.Comm, s.State, s.Reason)
-		}
-	}
-	if c.PidsLimitHit > 0 {
-		fmt.Fprintf(&b, "; %d forks refused at --max-procs", c.PidsLimitHit)
-	}
-	if c.OOMKills > 0 {
-		fmt.Fprintf(&b, "; %d processes OOM-killed at --max-memory", c.OOMKills)
-	}
-	if len(c.Tampered) > 0 {
-		fmt.Fprintf(&b, "; LIMITS TAMPERED WITH by the command: %s", strings.Join(c.Tampered, ", "))
-	}
-	if c.LeafLeft != "" {
-		fmt.Fprintf(&b, "; cgroup %s left for the next sweep", c.LeafLeft)
-	}
 	fmt.Fprintf(&b, "; captured %d of %d bytes", t.CapturedBytes, t.TotalBytes)
 	if t.Truncated {
 		b.WriteString(" (truncated)")
@@ -118,6 +96,54 @@ func summary(t *protocol.Totals, code int, l lost) string {
 		b.WriteString("; shellsup exits 125")
 	}
 	return b.String()
+}
+
+// cancelled says how a cancel came, in human mode's words: "cancelled by
+// SIGINT", "broken pipe (...)", "cancelled (parent-gone)".
+func (e ending) cancelled() string {
+	switch {
+	case e.reason == reasonBrokenPipe:
+		return "broken pipe (the reader of shellsup's output is gone)"
+	case e.sig != 0:
+		return "cancelled by " + signalName(e.sig)
+	}
+	return fmt.Sprintf("cancelled (%s)", e.reason)
+}
+
+// signalName is SIGINT for 2, SIG40 for a signal without a name.
+func signalName(sig unix.Signal) string {
+	if name := unix.SignalName(sig); name != "" {
+		return name
+	}
+	return fmt.Sprintf("SIG%d", int(sig))
+}
+
+// writeCleanup is the summary's part about the cleanup, e.g. "3 processes
+// cleaned up (1 killed) in 1004ms".
+func writeCleanup(b *strings.Builder, c protocol.Cleanup) {
+	fmt.Fprintf(b, "%d %s cleaned up", c.Reaped, plural(c.Reaped, "process", "processes"))
+	if c.Killed > 0 {
+		fmt.Fprintf(b, " (%d killed)", c.Killed)
+	}
+	fmt.Fprintf(b, " in %dms", c.Ms)
+	if len(c.Stragglers) > 0 {
+		fmt.Fprintf(b, ", %d STRAGGLERS:", len(c.Stragglers)+c.StragglersOmitted)
+		for _, s := range c.Stragglers {
+			fmt.Fprintf(b, " %d(%s, %s: %s)", s.Pid, s.Comm, s.State, s.Reason)
+		}
+	}
+	if c.PidsLimitHit > 0 {
+		fmt.Fprintf(b, "; %d forks refused at --max-procs", c.PidsLimitHit)
+	}
+	if c.OOMKills > 0 {
+		fmt.Fprintf(b, "; %d processes OOM-killed at --max-memory", c.OOMKills)
+	}
+	if len(c.Tampered) > 0 {
+		fmt.Fprintf(b, "; LIMITS TAMPERED WITH by the command: %s", strings.Join(c.Tampered, ", "))
+	}
+	if c.LeafLeft != "" {
+		fmt.Fprintf(b, "; cgroup %s left for the next sweep", c.LeafLeft)
+	}
 }
 
 func plural(n int, one, many string) string {

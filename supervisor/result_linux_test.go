@@ -54,3 +54,15 @@ func TestTriggerWords(t *testing.T) {
 	assert.Equal(t, "timeout", byTimeout.word())
 	assert.Equal(t, "cancel", byCancel.word())
 }
+
+// --quiet prints errors only: a summary that says something went wrong is
+// one.
+func TestAlarmingSummaries(t *testing.T) {
+	calm := &protocol.Totals{}
+	assert.False(t, alarming(calm, 0, lost{}))
+	assert.False(t, alarming(calm, ExitTimedOut, lost{}))
+	assert.True(t, alarming(calm, ExitFailed, lost{}), "stragglers: 125")
+	assert.True(t, alarming(&protocol.Totals{Cleanup: protocol.Cleanup{Tampered: []string{"pids.max"}}}, 0, lost{}))
+	assert.True(t, alarming(&protocol.Totals{Cleanup: protocol.Cleanup{LeafLeft: "/sys/fs/cgroup/x"}}, 0, lost{}))
+	assert.True(t, alarming(calm, 0, lost{bytes: 1}))
+}

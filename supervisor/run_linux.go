@@ -15,14 +15,16 @@ import (
 	"github.com/shellsup/shellsup/ports"
 	"github.com/shellsup/shellsup/protocol"
 	"github.com/shellsup/shellsup/reaper"
+	"github.com/shellsup/shellsup/request"
 	"github.com/shellsup/shellsup/spill"
 )
 
-// Bounds of the ending, beyond the grace the caller chooses.
+// Bounds of the ending, beyond the grace the caller chooses (package
+// request states them for the bindings' watchdog too).
 const (
-	killBudget = 3 * time.Second        // stop-and-kill loop after the grace
-	drainGrace = 500 * time.Millisecond // pipes held open by something outside the tree
-	goneFlush  = time.Second            // writing totals to a parent that is gone
+	killBudget = request.CleanupKill      // stop-and-kill loop after the grace
+	drainGrace = request.CleanupDrain     // pipes held open by something outside the tree
+	goneFlush  = request.CleanupGoneFlush // writing totals to a parent that is gone
 	// summaryWait bounds the summary's write in human mode when stderr is a
 	// terminal, which may have stopped taking output (see forward_linux.go).
 	summaryWait = 2 * time.Second
@@ -85,6 +87,10 @@ type session struct {
 	leafDir string // the v2 leaf, reported in start
 	ttyErr  bool   // human mode with stderr a terminal: the summary's write is bounded
 
+	// tmpRemoved and tmpLeft: the private TMPDIR's removal at cleanup.
+	tmpRemoved int
+	tmpLeft    string
+
 	// Interactive runs (docs/interactive.md).
 	input         *inputSink  // nil: stdin /dev/null
 	quiet         *quietWatch // nil: no idle timeout and no terminal
@@ -107,33 +113,13 @@ type session struct {
 // fatal and nothing exists; after it, every path goes through the cleanup
 // and ends with totals.
 func run(cfg Config, stdio Stdio, out *output) int {
-	ppid := os.Getppid() // before anything that takes time: a parent that dies later is noticed
+	ppid := startParent // read before main: a parent that dies later is noticed
 	// The set-up's thread hand-offs run on one CPU (see internal/affinity).
 	release := affinity.Hold()
 	defer release()
-	cont, err := setupContainment()
-	if err == nil {
-		err = checkUser(cfg)
-	}
-	if err != nil {
-		return fail(out, protocol.CategoryContainmentUnavailable, err, ExitFailed)
-	}
-	leaf, err := setupCgroup(cfg, cont)
-	if err == nil {
-		err = checkRequired(cfg, cont)
-	}
-	if err != nil {
-		closeLeaf(leaf)
-		return fail(out, protocol.CategoryContainmentUnavailable, err, ExitFailed)
-	}
-	if err := closeInheritedFds(); err != nil {
-		closeLeaf(leaf)
-		return fail(out, protocol.CategoryInternal, fmt.Errorf("marking inherited fds close-on-exec: %w", err), ExitFailed)
-	}
-	set, err := openSpill(cfg)
-	if err != nil {
-		closeLeaf(leaf)
-		return fail(out, protocol.CategoryInternal, err, ExitFailed)
+	cont, leaf, set, code := prepare(cfg, out)
+	if cont == nil {
+		return code
 	}
 	sigs := notifySignals()
 	s := newSession(cfg, out, set, stdio)
@@ -143,6 +129,7 @@ func run(cfg Config, stdio Stdio, out *output) int {
 	if err != nil {
 		closeLeaf(leaf)
 		s.streams.removeSpill() // nothing ran: nothing to keep
+		_, _, _ = removeTmp(cfg, true)
 		return s.spawnFailed(err)
 	}
 	w := reaper.StartWaiter(c.pid)
@@ -166,7 +153,51 @@ func run(cfg Config, stdio Stdio, out *output) int {
 	s.cleaned = time.Now()
 	s.limits = leafStats(leaf) // final: Cleanup closed the leaf
 	drainTimedOut := d.finish(drainGrace, s.hurry)
+	s.tmpRemoved, s.tmpLeft, err = removeTmp(cfg, len(rep.Stragglers) == 0)
+	if err != nil {
+		s.out.line("shellsup: " + err.Error())
+	}
 	return s.finish(w, end, rep, drainTimedOut, d.lost())
+}
+
+// prepare checks what the run asks for and makes what it needs before the
+// spawn: the containment, the leaf, the private TMPDIR and the spill files.
+// A nil containment means it failed, code is the exit code, and nothing is
+// left behind.
+func prepare(cfg Config, out *output) (*reaper.Containment, *cgroup.Leaf, *spill.Set, int) {
+	cont, err := setupContainment()
+	if err == nil {
+		err = checkUser(cfg)
+	}
+	if err == nil {
+		err = checkSandbox(cfg)
+	}
+	if err != nil {
+		return nil, nil, nil, fail(out, protocol.CategoryContainmentUnavailable, err, ExitFailed)
+	}
+	leaf, err := setupCgroup(cfg, cont)
+	if err == nil {
+		err = checkRequired(cfg, cont)
+	}
+	if err != nil {
+		closeLeaf(leaf)
+		return nil, nil, nil, fail(out, protocol.CategoryContainmentUnavailable, err, ExitFailed)
+	}
+	if err := closeInheritedFds(); err != nil {
+		closeLeaf(leaf)
+		return nil, nil, nil, fail(out, protocol.CategoryInternal, fmt.Errorf("marking inherited fds close-on-exec: %w", err), ExitFailed)
+	}
+	if err := makeTmp(cfg); err != nil {
+		closeLeaf(leaf)
+		return nil, nil, nil, fail(out, protocol.CategoryInternal, err, ExitFailed)
+	}
+	set, err := openSpill(cfg)
+	if err != nil {
+		closeLeaf(leaf)
+		_, _, _ = removeTmp(cfg, true) // empty: nothing ran
+		return nil, nil, nil, fail(out, protocol.CategoryInternal, err, ExitFailed)
+	}
+	return cont, leaf, set, 0
 }
 
 func newSession(cfg Config, out *output, set *spill.Set, stdio Stdio) *session {
@@ -175,7 +206,7 @@ func newSession(cfg Config, out *output, set *spill.Set, stdio Stdio) *session {
 		panic(fmt.Sprintf("budget %d passed validation: %v", cfg.Budget, err)) // Validate checked it
 	}
 	s := &session{cfg: cfg, out: out, capture: capture, cancels: make(chan cause, 8), hurry: make(chan struct{}), started: time.Now()}
-	gone := func() { s.cancel(protocol.ReasonParentGone) }
+	gone := func() { s.cancel(reasonOutputGone) }
 	out.onFail = gone
 	emit := out.progress
 	if !cfg.Frames {
@@ -189,7 +220,37 @@ func newSession(cfg Config, out *output, set *spill.Set, stdio Stdio) *session {
 	return s
 }
 
-func (s *session) cancel(reason string) { s.cancelBy(cause{reason: reason}) }
+// cancel cancels for reason; reasonOutputGone becomes parent-gone or a
+// broken pipe (outputGone).
+func (s *session) cancel(reason string) {
+	if reason == reasonOutputGone {
+		s.outputGone()
+		return
+	}
+	s.cancelBy(cause{reason: reason})
+}
+
+// Reasons inside shellsup, never sent in a frame.
+const (
+	// reasonOutputGone: shellsup's stdout or stderr lost its reader (a
+	// pipe or a socket whose peer closed, a failed write).
+	reasonOutputGone = "output-gone"
+	// reasonBrokenPipe is reasonOutputGone in human mode.
+	reasonBrokenPipe = "broken-pipe"
+)
+
+// outputGone is a reader of shellsup's output gone. In frames mode that
+// reader is the parent (the frame stream): parent-gone. In human mode it is
+// a pipeline's next command (shellsup ... | head -1): a broken pipe, which
+// ends the run as SIGPIPE ends a pipeline's writer, with 141 (128+13), and
+// the cleanup's grace.
+func (s *session) outputGone() {
+	if s.cfg.Frames {
+		s.cancelBy(cause{reason: protocol.ReasonParentGone})
+		return
+	}
+	s.cancelBy(cause{reason: reasonBrokenPipe, sig: syscall.SIGPIPE})
+}
 
 // A parent-gone cancel also hurries the cleanup: with the owner gone nobody
 // waits for a graceful end, so a TERM-ignorer is killed at once, not after
@@ -213,7 +274,8 @@ func (s *session) spawnFailed(err error) int {
 		return fail(s.out, protocol.CategoryExecFailed, err, ee.exitCode())
 	}
 	var ue *userError
-	if isUnavailable(err) || errors.As(err, &ue) {
+	var se *sandboxError
+	if isUnavailable(err) || errors.As(err, &ue) || errors.As(err, &se) {
 		return fail(s.out, protocol.CategoryContainmentUnavailable, err, ExitFailed)
 	}
 	return fail(s.out, protocol.CategoryInternal, err, ExitFailed)
@@ -227,10 +289,10 @@ func (s *session) announce(c *child, cont *reaper.Containment) {
 	}
 	s.out.frame(&protocol.Start{
 		Version: protocol.Version, Pid: os.Getpid(), ChildPid: c.bashPid(),
-		Command: s.cfg.shownCommand(), Cwd: s.cfg.Cwd, Timeout: s.cfg.Timeout, Budget: s.cfg.Budget,
+		Command: s.cfg.shownCommand(), Cwd: s.cfg.Cwd, Timeout: s.cfg.Deadline.Seconds, Budget: s.cfg.Budget,
 		Containment: cont.Name(), Cgroup: s.leafDir,
-		Capture: s.cfg.Capture.String(), Lifetime: s.cfg.Lifetime, Spill: spillDir, Login: !s.cfg.NoLogin,
-		User: runAs(s.cfg.User),
+		Capture: s.cfg.Capture.String(), Lifetime: s.cfg.lifetime(), Spill: spillDir, Login: !s.cfg.NoLogin,
+		User: runAs(s.cfg.User), Sandbox: sandboxReport(s.cfg.Sandbox), Tidy: s.cfg.Tidy,
 	})
 }
 
@@ -240,7 +302,7 @@ func (s *session) announce(c *child, cont *reaper.Containment) {
 // parent-death signal brought the news). A SIGINT or SIGTERM once the
 // ending is decided (the second Ctrl-C) skips the rest of the cleanup's grace.
 func (s *session) watchCancels(stdin *os.File, sigs *signalSet) {
-	ppid := os.Getppid()
+	ppid := startParent
 	go func() {
 		first := true
 		for sig := range sigs.cancel {
@@ -270,7 +332,7 @@ func (s *session) watchCancels(stdin *os.File, sigs *signalSet) {
 
 // awaitEnding waits for the first of: bash exited, the timeout, a cancel.
 func (s *session) awaitEnding(w leader) ending {
-	timer := time.NewTimer(s.cfg.timeoutDuration())
+	timer := time.NewTimer(s.cfg.Deadline.Duration())
 	defer timer.Stop()
 	select {
 	case <-w.LeaderExited():
@@ -331,20 +393,36 @@ func exited(w leader) bool {
 func (s *session) notice(end ending) {
 	switch end.trigger {
 	case byTimeout:
-		s.out.frame(&protocol.Timeout{Timeout: s.cfg.Timeout})
-		if s.cfg.Lifetime > 0 {
-			s.out.line(fmt.Sprintf("shellsup: the job's lifetime (%gs) is over; cleaning up", s.cfg.Lifetime))
+		s.out.frame(&protocol.Timeout{Timeout: s.cfg.Deadline.Seconds})
+		if s.cfg.lifetime() > 0 {
+			s.noticeLine(fmt.Sprintf("shellsup: the job's lifetime (%gs) is over; cleaning up", s.cfg.Deadline.Seconds))
 		} else {
-			s.out.line(fmt.Sprintf("shellsup: timed out after %gs; cleaning up", s.cfg.Timeout))
+			s.noticeLine(fmt.Sprintf("shellsup: timed out after %gs; cleaning up", s.cfg.Deadline.Seconds))
 		}
 	case byCancel:
 		s.out.frame(&protocol.Cancel{Reason: end.reason})
-		s.out.line(fmt.Sprintf("shellsup: cancelled (%s); cleaning up", end.reason))
+		if end.reason != reasonBrokenPipe { // the summary is the one line of a broken pipe
+			s.noticeLine("shellsup: " + end.cancelled() + "; cleaning up")
+		}
 	case byIdle:
 		s.out.frame(&protocol.Idle{IdleTimeout: s.cfg.IdleTimeout})
-		s.out.line(fmt.Sprintf("shellsup: no output for %gs (--idle-timeout); cleaning up", s.cfg.IdleTimeout))
+		s.noticeLine(fmt.Sprintf("shellsup: no output for %gs (--idle-timeout); cleaning up", s.cfg.IdleTimeout))
 	case byNeedsInput:
-		s.out.line("shellsup: the program waits for input (--stop-on-input); cleaning up")
+		s.noticeLine("shellsup: the program waits for input (--stop-on-input); cleaning up")
+	}
+}
+
+// alarming reports whether the summary says something went wrong, which
+// --quiet still prints: shellsup failed (125: stragglers), the command
+// tampered with its limits, a leaf was left, or output was lost.
+func alarming(t *protocol.Totals, code int, l lost) bool {
+	return code == ExitFailed || len(t.Cleanup.Tampered) > 0 || t.Cleanup.LeafLeft != "" || l.bytes > 0
+}
+
+// noticeLine writes a notice in human mode, unless --quiet (errors only).
+func (s *session) noticeLine(line string) {
+	if !s.cfg.Quiet {
+		s.out.line(line)
 	}
 }
 
@@ -361,13 +439,14 @@ func (s *session) finish(w *reaper.Waiter, end ending, rep reaper.Report, drainT
 	}
 	flushed() // every progress frame written, so progressBytes is final
 	totals := s.totals(w, end, rep, drainTimedOut)
+	totals.Status = statusWord(totals, rep.Clean())
 	code := exitCode(totals, end, rep)
 	s.mu.Lock()
 	s.final = true // no ports answer after totals
 	s.out.frame(totals)
 	s.mu.Unlock()
-	if !s.cfg.Quiet {
-		s.out.line(summary(totals, code, l))
+	if !s.cfg.Quiet || alarming(totals, code, l) { // --quiet: errors only
+		s.out.line(summary(totals, end, code, l))
 	}
 	flushed()
 	return code
@@ -436,9 +515,11 @@ func (s *session) totals(w *reaper.Waiter, end ending, rep reaper.Report, drainT
 		Result:       res,
 		CancelReason: end.reason,
 		StdoutBytes:  t.StdoutBytes, StderrBytes: t.StderrBytes,
+		StreamText: s.streams.text(),
 		Redactions: s.streams.redactions(), Capture: s.cfg.Capture.String(), LeftOut: kept,
 		Spill:             s.streams.closeSpill(),
 		User:              runAs(s.cfg.User),
+		Sandbox:           sandboxReport(s.cfg.Sandbox),
 		InteractiveTotals: s.interactiveTotals(end),
 		Cleanup: protocol.Cleanup{
 			Tier: rep.Tier, Trigger: end.trigger.word(), Signalled: rep.Signalled, Killed: rep.Killed,
@@ -447,6 +528,7 @@ func (s *session) totals(w *reaper.Waiter, end ending, rep reaper.Report, drainT
 			Ms:                rep.Duration.Milliseconds(), DrainTimedOut: drainTimedOut,
 			PidsLimitHit: s.limits.PidsLimitHit, OOMKills: s.limits.OOMKills,
 			Tampered: s.limits.Tampered, LeafLeft: s.limits.Left,
+			TmpRemoved: s.tmpRemoved, TmpLeft: s.tmpLeft,
 		},
 	}
 }

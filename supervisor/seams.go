@@ -17,3 +17,5 @@ func seamStartDelay() time.Duration { return 0 }
 func seamStallWait(d time.Duration) time.Duration { return d }
 
 func seamSummaryWait(d time.Duration) time.Duration { return d }
+
+func seamTidyHold(d time.Duration) time.Duration { return d }

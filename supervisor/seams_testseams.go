@@ -17,7 +17,11 @@ import (
 //	                               start frame (a command that kills
 //	                               shellsup at once then always wins)
 //	SHELLSUP_TEST_TTY_STALL=DUR    give up on a terminal that took nothing
-//	                               for DUR instead of 1 s
+//	                               for DUR instead of 15 s (stallWait)
+//	SHELLSUP_TEST_TIDY_HOLD=DUR    --tidy holds a partial line for DUR
+//	                               instead of 50 ms (a test comparing whole
+//	                               texts is then not at the mercy of a
+//	                               scheduler's pause)
 //	SHELLSUP_TEST_SUMMARY_WAIT=DUR try the summary on a stuck terminal for
 //	                               DUR instead of 2 s (a test can then
 //	                               resume the terminal and read it)
@@ -41,6 +45,8 @@ func seamStallWait(d time.Duration) time.Duration { return envDuration("SHELLSUP
 func seamSummaryWait(d time.Duration) time.Duration {
 	return envDuration("SHELLSUP_TEST_SUMMARY_WAIT", d)
 }
+
+func seamTidyHold(d time.Duration) time.Duration { return envDuration("SHELLSUP_TEST_TIDY_HOLD", d) }
 
 // envDuration is the duration the variable name holds, or d when it is
 // unset or bad.

@@ -82,7 +82,8 @@ func spawn(cfg Config, leaf *cgroup.Leaf) (*child, error) {
 	ignoreReservedSignals() // bash has its own dispositions now
 	sio.forked(err == nil)
 	var ue *userError
-	if errors.As(err, &ue) {
+	var se *sandboxError
+	if errors.As(err, &ue) || errors.As(err, &se) {
 		return nil, err
 	}
 	if err != nil {
@@ -214,9 +215,14 @@ func shellArgv(cfg Config) []string {
 // added when asked for), with
 // PWD set to the working directory, as os/exec does when it sets Dir, so
 // the shell's $PWD is the directory as given rather than a stale inherited
-// one. With --user, HOME, USER and LOGNAME are the user's.
+// one. With --user, HOME, USER and LOGNAME are the user's. With a
+// filesystem sandbox, TMPDIR is the private one.
 func childEnv(env []string, cfg Config) []string {
-	built, _ := environ.Build(env, environ.Options{Scrub: cfg.ScrubEnv, Agent: cfg.AgentEnv, Allow: cfg.EnvAllow})
+	opts := environ.Options{Scrub: cfg.ScrubEnv, Agent: cfg.AgentEnv, Allow: cfg.EnvAllow}
+	if cfg.AgentEnv {
+		opts.Locale = environ.UTF8Locale("/")
+	}
+	built, _ := environ.Build(env, opts)
 	out := make([]string, 0, len(built)+1)
 	for _, kv := range built {
 		if !strings.HasPrefix(kv, "PWD=") {
@@ -227,7 +233,7 @@ func childEnv(env []string, cfg Config) []string {
 	if cfg.User != nil {
 		out = cfg.User.Env(out)
 	}
-	return withTerm(out, cfg)
+	return withTerm(sandboxEnv(out, cfg.Sandbox), cfg)
 }
 
 // describeExecError names why the kernel refused to run bash, with the

@@ -53,8 +53,11 @@ func newStreams(cfg Config, set *spill.Set, capture *decoder.Capture, emit func(
 		if !cfg.Frames && own[s] != nil {
 			fwd = newForwarder(own[s], onFail)
 		}
-		if cfg.Redacts || st.window != nil {
+		if cfg.Redacts || st.window != nil || cfg.Tidy {
 			p.text = &textPath{window: st.window}
+			if cfg.Tidy {
+				p.text.tidy = newTidyPath(cfg.Budget)
+			}
 			if cfg.Redacts {
 				p.text.red = redact.New(cfg.Redact)
 				p.text.fwdText = fwd // secrets never reach the terminal either

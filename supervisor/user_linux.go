@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -13,6 +12,7 @@ import (
 	"github.com/shellsup/shellsup/cgroup"
 	"github.com/shellsup/shellsup/credential"
 	"github.com/shellsup/shellsup/protocol"
+	"github.com/shellsup/shellsup/sandbox"
 )
 
 // checkUser refuses --user where shellsup cannot take the identity (or
@@ -35,50 +35,53 @@ func checkUser(cfg Config) error {
 }
 
 // forkFor forks bash as the run asks: on a thread in the leaf's v1
-// cgroups, and, with --user, on a thread prepared by credential.Drop.
+// cgroups, and, with --user or a sandbox, on a thread prepared for it.
 func forkFor(cfg Config, leaf *cgroup.Leaf, fork func() (int, error)) (int, error) {
-	if cfg.User == nil {
+	if cfg.User == nil && !cfg.Sandbox.Active() {
 		return forkInLeaf(leaf, fork)
 	}
-	return forkAsUser(leaf, cfg.User, fork)
+	return forkPrepared(leaf, cfg, fork)
 }
 
-// forkAsUser runs fork on a thread of its own, in the leaf's v1 cgroups
-// when there are any, with its bounding, inheritable and ambient sets
-// emptied and no_new_privs set (credential.Drop). None of that can be
-// undone on the thread, so it stays locked and the Go runtime retires it
-// when the goroutine ends (or, were it the main thread, parks it); the
-// runtime never clones a new thread from a locked one.
-func forkAsUser(leaf *cgroup.Leaf, u *credential.User, fork func() (int, error)) (int, error) {
+// forkPrepared runs fork on a thread of its own, never the main one
+// (sandbox.OnThread), in the leaf's v1 cgroups when there are any,
+// prepared by prepareThread (--user: bounding, inheritable and ambient
+// sets emptied and no_new_privs set; a sandbox: its network namespace and
+// Landlock rules). None of that can be undone on the thread, so it stays
+// locked and the Go runtime retires it when the goroutine ends; the
+// runtime never clones a new thread from a locked one. The thread is moved
+// back out of the v1 cgroups from the caller's thread, while it still
+// lives: Landlock forbids it to write the cgroup files itself.
+func forkPrepared(leaf *cgroup.Leaf, cfg Config, fork func() (int, error)) (int, error) {
 	type result struct {
-		pid int
-		err error
+		pid     int
+		err     error
+		restore func() error
 	}
 	done := make(chan result, 1)
-	go func() {
-		runtime.LockOSThread() // never unlocked: see above
-		restore := func() error { return nil }
-		var r result
+	moved := make(chan struct{})
+	go sandbox.OnThread(func() {
+		r := result{restore: func() error { return nil }}
 		if leaf != nil && leaf.HasV1() {
-			restore, r.err = leaf.PlaceThread()
+			r.restore, r.err = leaf.PlaceThread()
 			if r.err != nil {
 				r.err = fmt.Errorf("placing bash in the v1 limit cgroups: %w", r.err)
 			}
 		}
 		if r.err == nil {
-			if err := credential.Drop(u); err != nil {
-				r.err = &userError{fmt.Errorf("--user %s: preparing the fork: %w", u.Spec, err)}
-			} else {
+			if r.err = prepareThread(cfg); r.err == nil {
 				r.pid, r.err = fork()
 			}
 		}
-		// Moved back even so, before the caller may remove the leaf: a
-		// retired thread that was the main one is parked, not ended, and
-		// must not hold the leaf.
-		_ = restore()
 		done <- r
-	}()
+		<-moved // the thread's id stays its own until it is moved back
+	})
 	r := <-done
+	// Moved back even so, before the caller may remove the leaf: a thread
+	// the runtime has not retired yet must not hold it. A failure leaves the
+	// leaf for the sweep (LeafLeft).
+	_ = r.restore()
+	close(moved)
 	return r.pid, r.err
 }
 

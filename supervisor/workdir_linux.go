@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/shellsup/shellsup/internal/linux"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -21,13 +23,7 @@ func openWorkdir(cfg Config) (dir string, done func(), err error) {
 		return cfg.startDir(), func() {}, nil
 	}
 	how := unix.OpenHow{Flags: unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS}
-	var fd int
-	for {
-		fd, err = unix.Openat2(unix.AT_FDCWD, cfg.startDir(), &how)
-		if !errors.Is(err, unix.EINTR) {
-			break
-		}
-	}
+	fd, err := linux.Openat2(unix.AT_FDCWD, cfg.startDir(), &how)
 	switch {
 	case errors.Is(err, unix.ENOSYS):
 		return cfg.startDir(), func() {}, nil

@@ -19,9 +19,10 @@
 // and from a parent-death signal, and cleans up on its own. shellsup itself
 // has exited and been reaped whenever Run returns.
 //
-// The non-goal: Run is not a sandbox. The command runs as the caller's
-// user, with the caller's filesystem, network and environment (or
-// Request.Env). Work handed to a daemon that is not a descendant — a
+// The non-goal: without Request.Sandbox or Request.Network, Run is not a
+// sandbox. The command runs as the caller's user, with the caller's
+// filesystem, network and environment (or Request.Env); with them, its
+// writes and network are limited (docs/sandbox.md), its reads are not. Work handed to a daemon that is not a descendant — a
 // systemd-run unit, an existing tmux server, at, docker — is out of reach,
 // and if shellsup itself is SIGKILLed the subreaper boundary ends with it.
 // The command has no input: its stdin is /dev/null. shellsup runs in a
@@ -44,7 +45,26 @@
 // binding's own (not_found, protocol). Error.IsRetryable says whether
 // running the same request again may help.
 //
-// Run finds the binary in Request.Binary, then $SHELLSUP_BIN, then $PATH.
+// Run and Start look for the shellsup binary in five places, and take the
+// first that is set or holds one:
+//
+//  1. Request.Binary, as given (a name without a slash is looked up in $PATH);
+//  2. $SHELLSUP_BIN (BinaryEnv), in the calling process's environment;
+//  3. the calling program itself, if it called embedded.Init (package
+//     bindings/go/embedded): it re-executes itself as the supervisor;
+//  4. "shellsup" in the directory of the calling program (os.Executable),
+//     where a release archive or `go build -o` puts it beside the harness;
+//  5. "shellsup" in the absolute directories of $PATH (`go install
+//     ./cmd/shellsup` puts it in $(go env GOPATH)/bin); an empty or relative
+//     element is skipped, as it names the current directory.
+//
+// A place that is set but holds no executable (1–3) is an error, never a
+// fall-through to the next; the not_found error lists every place looked at.
+//
+// The module needs Go 1.26 or later and has no release tag yet: a module of
+// your own points at a checkout with a replace directive (bindings/go
+// README, "Use it from your own module").
+//
 // It speaks shellsup's frames protocol (the protocol package) over the
 // binary's stdin and stdout. shellsup runs only on Linux; elsewhere Run
 // returns an error wrapping ErrUnsupported.

@@ -77,6 +77,7 @@ func TestGoldenFrames(t *testing.T) {
 					Command: v.str("command"), Cwd: v.str("cwd"), Timeout: v.num("timeout"),
 					Budget: v.int("budget"), Containment: v.str("containment"),
 					Capture: v.str("capture"), Lifetime: v.num("lifetime"), Spill: v.str("spill"), Login: v.bool("login"),
+					Tidy: v.bool("tidy"),
 				}, *f)
 			case *protocol.Progress:
 				assert.Equal(t, protocol.Progress{Stream: v.str("stream"), Text: v.str("text")}, *f)
@@ -133,9 +134,17 @@ func wantResult(v value) Result {
 			Reaped: c.int("reaped"), Rounds: c.int("rounds"), Stragglers: stragglers,
 			Duration: time.Duration(c.int("ms")) * time.Millisecond, DrainTimedOut: c.bool("drainTimedOut"),
 		},
+		Status: v.optStr("status", ""),
+	}
+	if n, ok := c.m["oomKills"].(float64); ok {
+		res.Cleanup.OOMKills = int64(n)
 	}
 	if _, ok := v.m["stdoutBytes"]; ok {
 		res.StdoutBytes, res.StderrBytes = int64(v.int("stdoutBytes")), int64(v.int("stderrBytes"))
+	}
+	if _, ok := v.m["stdoutLossyBytes"]; ok {
+		res.StdoutText = StreamText{LossyBytes: int64(v.int("stdoutLossyBytes")), Binary: v.bool("stdoutBinary"), TidiedBytes: int64(v.int("stdoutTidiedBytes"))}
+		res.StderrText = StreamText{LossyBytes: int64(v.int("stderrLossyBytes")), Binary: v.bool("stderrBinary"), TidiedBytes: int64(v.int("stderrTidiedBytes"))}
 	}
 	if sp, ok := v.m["spill"].(map[string]any); ok {
 		s := value{v.t, sp}

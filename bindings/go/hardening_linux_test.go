@@ -95,6 +95,7 @@ while ! grep -q FROZEN %[1]s/freezer.state; do sleep 0.01; done; echo ready`, di
 	})
 	e := requireCategory(t, err, CategoryCleanupIncomplete)
 	assert.Equal(t, 0, res.ExitCode, "the Result is filled in")
+	assert.Equal(t, StatusFailed, res.Status)
 	assert.Contains(t, res.Stdout, "ready")
 	require.Len(t, res.Cleanup.Stragglers, 1)
 	assert.False(t, res.Cleanup.Clean())

@@ -51,10 +51,10 @@ type Interactive struct {
 
 // InteractiveResult are the Result fields of an interactive run's ending.
 type InteractiveResult struct {
-	// Status is "idle" (IdleTimeout) or "needs_input" (a PTY Run whose
-	// program waited for input), else "".
-	Status     string
-	Idle       bool
+	// Idle: the idle timeout ended the run (Result.Status "idle").
+	Idle bool
+	// NeedsInput: a PTY Run's program waited for input (Result.Status
+	// "needs_input").
 	NeedsInput bool
 	// Prompt is, with NeedsInput, the last line the program printed.
 	Prompt string
@@ -115,7 +115,7 @@ func (o interactiveOptions) args() []string {
 }
 
 func interactiveOf(t *protocol.Totals) InteractiveResult {
-	return InteractiveResult{Status: t.Status, Idle: t.Idle, NeedsInput: t.NeedsInput, Prompt: t.Prompt}
+	return InteractiveResult{Idle: t.Idle, NeedsInput: t.NeedsInput, Prompt: t.Prompt}
 }
 
 // ErrNoInput is what the input methods return for a job started with

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/shellsup/shellsup/decoder"
 	"github.com/shellsup/shellsup/protocol"
 	"github.com/shellsup/shellsup/request"
 )
@@ -361,7 +362,7 @@ func (j *Job) spillMax() int64 {
 // spillCursor reads one spill file from where it left off.
 type spillCursor struct {
 	off int64
-	dec textDecoder
+	dec decoder.Decoder // the capture's rule: each maximal ill-formed subpart is one U+FFFD, however the file is read
 }
 
 // next decodes up to max new bytes of f. With final (the job has ended,
@@ -379,10 +380,10 @@ func (c *spillCursor) next(f *os.File, max int, final bool) (string, bool, int64
 		return "", false, size, fmt.Errorf("short read at byte %d: %w", c.off, err)
 	}
 	c.off += int64(n)
-	text := c.dec.decode(nil, buf)
+	text := c.dec.Decode(nil, buf)
 	more := c.off < size
 	if final && !more {
-		text = c.dec.flush(text)
+		text = c.dec.Flush(text)
 	}
 	return string(text), more, size, nil
 }

@@ -26,21 +26,15 @@ const (
 	DefaultSpillMax = int64(request.DefaultSpillMax)
 )
 
-// validateLifetime checks Lifetime and, when it is set, makes it the
-// run's timeout (the watchdog's measure). Timeout is the field as given,
+// validateLifetime checks a Lifetime that is set and makes it the run's
+// deadline (the watchdog's measure too). Timeout is the field as given,
 // before its default.
 func validateLifetime(timeout, lifetime time.Duration, c *config) error {
-	if lifetime == 0 {
-		return nil
-	}
 	if timeout != 0 {
 		return &request.ValidationError{Msg: fmt.Sprintf("lifetime %v and timeout %v exclude each other: a job has a lifetime, a call a timeout", lifetime, timeout)}
 	}
-	if err := request.ValidateLifetime(lifetime.Seconds(), lifetime.String()); err != nil {
-		return err
-	}
-	c.lifetime, c.timeout = lifetime, lifetime
-	return nil
+	c.deadline = request.Deadline{Kind: request.KindLifetime, Seconds: lifetime.Seconds()}
+	return c.deadline.Validate(lifetime.String())
 }
 
 // validateSpill checks the spill directory as shellsup would, so that

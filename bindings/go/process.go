@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/shellsup/shellsup/internal/procstat"
 	"github.com/shellsup/shellsup/protocol"
 )
 
@@ -78,7 +79,8 @@ func start(bin string, cfg config) (*process, error) {
 		outR.Close()
 		return nil, startError(bin, cfg, err)
 	}
-	p.arm(cfg.timeout+p.grace+p.slack, fmt.Sprintf("no totals within the timeout (%v) plus grace (%v) plus %v", cfg.timeout, p.grace, p.slack))
+	d := cfg.deadline.Duration()
+	p.arm(d+p.grace+p.slack, fmt.Sprintf("no totals within the %s (%v) plus grace (%v) plus %v", cfg.deadline.Kind, d, p.grace, p.slack))
 	return p, nil
 }
 
@@ -273,18 +275,11 @@ func (p *process) abandoned() bool {
 // procState is the state letter of /proc/PID/stat ("T" when stopped), or
 // "" if it cannot be read.
 func procState(pid int) string {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	st, err := procstat.Read("/proc", pid)
 	if err != nil {
 		return ""
 	}
-	_, rest, ok := strings.Cut(string(b), ") ") // comm may hold spaces and parentheses
-	for ok && strings.Contains(rest, ") ") {
-		_, rest, ok = strings.Cut(rest, ") ")
-	}
-	if !ok || rest == "" {
-		return ""
-	}
-	return rest[:1]
+	return string(st.State)
 }
 
 // abandonment describes what Run did to a shellsup that failed to report,

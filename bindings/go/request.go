@@ -143,6 +143,25 @@ type Request struct {
 	// it goes.
 	Workspace string
 
+	// Sandbox, if not "" or "none", restricts what the command may write
+	// (shellsup --sandbox, docs/sandbox.md): "read-only" allows writes
+	// only to a private TMPDIR (0700, removed at cleanup) and /dev/null,
+	// /dev/zero, /dev/full and /dev/tty; "workspace-write" adds Workspace
+	// (required), less the directories Protect names (shellsup --protect,
+	// relative to the workspace). The kernel (Landlock) enforces it on
+	// bash and every process it starts; where it cannot, Run refuses with
+	// an *Error of category "containment_unavailable" and runs nothing.
+	Sandbox string
+	Protect []string
+
+	// Network, if it points to false, gives the command a network of its
+	// own with only loopback up (shellsup --no-network): its own servers
+	// on 127.0.0.1 answer it, the host's listeners and the outside do not;
+	// where no namespace can be made, Landlock denies every TCP connect and
+	// bind instead (Result.Sandbox.Network says which). nil, or true, is
+	// the host's network. With Go 1.26: Network: new(false).
+	Network *bool
+
 	// Redact replaces secrets (built-in patterns for common token shapes)
 	// in the captured text and progress (shellsup --redact).
 	// RedactPatterns adds regular expressions (Go syntax) whose matches are
@@ -150,10 +169,26 @@ type Request struct {
 	Redact         bool
 	RedactPatterns []string
 
+	// Tidy tidies the captured text and progress (shellsup --tidy,
+	// docs/tidy.md): escape sequences and controls removed, carriage
+	// returns and backspaces applied (a redrawn progress line keeps its
+	// final state), runs of identical lines folded, a binary stream
+	// replaced by one line. The budget counts the tidied text; the spill
+	// files keep the raw bytes.
+	Tidy bool
+
 	// Capture says which part of the output the totals keep when it
 	// exceeds the budget: "" or "head" (the default), "tail", or
 	// "head+tail" (shellsup --capture).
 	Capture string
+
+	// Agent is one switch for an agent harness's defaults (shellsup
+	// --agent): AgentEnv, ScrubEnv, tidied output (--tidy) and Capture
+	// "head+tail"; bash stays a login shell. A Capture that is not "" wins
+	// over its head+tail. To leave out one of the other parts, set the
+	// parts wanted one by one instead of Agent (a false bool cannot be
+	// told from one not set).
+	Agent bool
 
 	// Lifetime makes the run a job (shellsup --lifetime instead of
 	// --timeout): it is stopped, as by a timeout, once it has run this long.
@@ -177,10 +212,12 @@ type Request struct {
 	// applies it to the directory it makes.
 	SpillMax int64
 
-	// Binary is the shellsup executable. "" means $SHELLSUP_BIN, then
-	// "shellsup" in $PATH (both read from the calling process's
-	// environment, not from Env). A name without a slash is looked up in
-	// $PATH. Run does not fall back from an explicit Binary or
+	// Binary is the shellsup executable. "" means the next of the five
+	// places the package documentation lists: $SHELLSUP_BIN, the calling
+	// program itself if it called embedded.Init, "shellsup" next to the
+	// calling program, then "shellsup" in $PATH (read from the calling
+	// process's environment, not from Env). A name without a slash is
+	// looked up in $PATH. Run does not fall back from an explicit Binary or
 	// $SHELLSUP_BIN that does not work.
 	Binary string
 
@@ -193,19 +230,18 @@ type Request struct {
 type config struct {
 	command     string
 	cwd         string
-	timeout     time.Duration
-	env         []string // nil: inherit
-	budget      int      // 0: shellsup's default
+	deadline    request.Deadline // the timeout, or a job's lifetime: exactly one shellsup option
+	env         []string         // nil: inherit
+	budget      int              // 0: shellsup's default
 	grace       *time.Duration
 	pidns       bool
 	user        string // "": shellsup's own user
 	progress    func(stream, text string) error
 	binary      string
-	maxProcs    int64         // 0: no limit
-	maxMemory   int64         // 0: no limit
-	lifetime    time.Duration // 0: a call with timeout; otherwise timeout == lifetime
-	spill       string        // "": no spill files
-	spillMax    int64         // 0: shellsup's default
+	maxProcs    int64  // 0: no limit
+	maxMemory   int64  // 0: no limit
+	spill       string // "": no spill files
+	spillMax    int64  // 0: shellsup's default
 	shell       shellOptions
 	interactive interactiveOptions
 }
@@ -214,22 +250,25 @@ type config struct {
 // flags: the shell, the environment and the output controls.
 type shellOptions struct {
 	noLogin, scrubEnv, agentEnv bool
+	agent                       bool
 	workspace                   string
 	envAllow                    []string
 	redact                      bool
 	redactPatterns              []string
 	capture                     string
+	sandbox                     sandboxOptions
+	tidy                        bool
 }
 
 // validate checks every field and returns the run's configuration, or a
 // validation *Error quoting the bad value.
 func (r Request) validate() (config, error) {
-	c := config{command: r.Command, cwd: r.Cwd, timeout: r.Timeout, budget: r.Budget,
+	c := config{command: r.Command, cwd: r.Cwd, budget: r.Budget,
 		grace: r.Grace, pidns: r.PIDNamespace, user: r.User, progress: r.Progress, binary: r.Binary, maxProcs: r.MaxProcs, maxMemory: r.MaxMemory,
 		shell: r.shellOptions()}
 	checks := []func() error{
 		func() error { return validateCommand(r.Command) },
-		func() error { return validateTimeout(&c.timeout) },
+		func() error { return validateDeadline(r.Timeout, r.Lifetime, &c) },
 		func() error { return validateGrace(r.Grace) },
 		func() error { return validateBudget(r.Budget) },
 		func() error { return validateCwd(r.Cwd) },
@@ -237,10 +276,10 @@ func (r Request) validate() (config, error) {
 		func() error { return validateLimits(r.MaxProcs, r.MaxMemory) },
 		func() error { return validateUser(r.User) },
 		func() error { return validatePath("workspace", r.Workspace) },
+		func() error { return validateSandbox(r.Sandbox, r.Workspace, r.Protect) },
 		func() error { return validateEnvAllow(r.EnvAllow) },
 		func() error { return validateCapture(r.Capture) },
 		func() error { return validateRedactPatterns(r.RedactPatterns) },
-		func() error { return validateLifetime(r.Timeout, r.Lifetime, &c) },
 		func() error { return validateSpill(r.Spill, r.SpillMax, &c) },
 		func() error { return validateInteractive(r.Interactive, &c) },
 	}
@@ -278,13 +317,17 @@ func validateCommand(command string) error {
 	return nil
 }
 
-// validateTimeout applies the default and checks the range.
-func validateTimeout(d *time.Duration) error {
-	if *d == 0 {
-		*d = DefaultTimeout
-		return nil
+// validateDeadline makes the run's one deadline: a lifetime when Lifetime
+// is set (see validateLifetime), else the timeout, DefaultTimeout when 0.
+func validateDeadline(timeout, lifetime time.Duration, c *config) error {
+	if lifetime != 0 {
+		return validateLifetime(timeout, lifetime, c)
 	}
-	return request.ValidateTimeout(d.Seconds(), d.String())
+	if timeout == 0 {
+		timeout = DefaultTimeout
+	}
+	c.deadline = request.Deadline{Kind: request.KindTimeout, Seconds: timeout.Seconds()}
+	return c.deadline.Validate(timeout.String())
 }
 
 func validateGrace(g *time.Duration) error {
@@ -366,7 +409,8 @@ func validateEnv(env []string) error {
 func (r Request) shellOptions() shellOptions {
 	return shellOptions{noLogin: r.NoLogin, scrubEnv: r.ScrubEnv, agentEnv: r.AgentEnv, workspace: r.Workspace,
 		envAllow: slices.Clone(r.EnvAllow), redact: r.Redact || len(r.RedactPatterns) > 0,
-		redactPatterns: slices.Clone(r.RedactPatterns), capture: r.Capture}
+		redactPatterns: slices.Clone(r.RedactPatterns), capture: r.Capture, agent: r.Agent, tidy: r.Tidy,
+		sandbox: sandboxOptions{mode: r.Sandbox, protect: slices.Clone(r.Protect), noNetwork: r.Network != nil && !*r.Network}}
 }
 
 // validatePath checks what can be checked of a directory shellsup
@@ -420,10 +464,7 @@ func clip(s string) string {
 // args is shellsup's command line for the run. Every option uses the
 // --name=value form, so a value starting with "-" cannot be read as a flag.
 func (c config) args() []string {
-	args := []string{"--frames", "--timeout=" + seconds(c.timeout)}
-	if c.lifetime != 0 {
-		args = []string{"--frames", "--lifetime=" + seconds(c.lifetime)}
-	}
+	args := []string{"--frames", c.deadline.Flag()}
 	if c.spill != "" {
 		args = append(args, "--spill="+c.spill)
 	}
@@ -481,7 +522,9 @@ func (o shellOptions) args() []string {
 		args = append(args, "--redact-pattern="+p)
 	}
 	value("--capture", o.capture)
-	return args
+	flag(o.tidy, "--tidy")
+	flag(o.agent, "--agent")
+	return append(args, o.sandbox.args()...)
 }
 
 // graceOrDefault is the grace shellsup will apply.

@@ -20,7 +20,8 @@ type Result struct {
 	// -1 only if shellsup never learned bash's status: bash itself could not
 	// be killed and is listed in Cleanup.Stragglers (exitCode null in the totals frame).
 	ExitCode int
-	// Signal is the name of the signal that ended bash ("SIGKILL"), or ""
+	// Signal is the name of the signal that ended bash ("SIGTERM" when the
+	// cleanup's SIGTERM ended it, as after a timeout; "SIGKILL"), or ""
 	// if bash exited by itself (signal null in the totals frame).
 	Signal string
 
@@ -45,19 +46,62 @@ type Result struct {
 	// cleanup, in whole milliseconds.
 	Duration time.Duration
 
+	// Status is how the run ended, in one word: StatusExited, StatusSignaled,
+	// StatusTimeout, StatusCancelled, StatusOOM or StatusFailed (README,
+	// "How a run ended"; the first that applies). It is StatusFailed only
+	// with the CategoryCleanupIncomplete error, or when bash's status was
+	// never learned. Expect words this version does not list
+	// (StatusIdle, StatusNeedsInput come with interactive runs).
+	Status string
+
 	// Cleanup reports what shellsup did to remove the command's processes.
 	Cleanup Cleanup
 
 	// StdoutBytes and StderrBytes are the raw bytes read from each pipe
 	// (together TotalBytes).
 	StdoutBytes, StderrBytes int64
+	// StdoutText and StderrText say what became of each stream's bytes on
+	// their way to text: lost to U+FFFD, binary, tidied (docs/tidy.md).
+	StdoutText, StderrText StreamText
 
-	// InteractiveResult: Status "idle" or "needs_input", with Prompt
-	// (docs/interactive.md).
+	// InteractiveResult: Idle, NeedsInput, Prompt (docs/interactive.md).
 	InteractiveResult
 	// Spill names the spill files and what they hold, when the run had a
 	// spill directory (Request.Spill, or always for a job); nil otherwise.
 	Spill *Spill
+	// Sandbox is what the sandbox enforced (Request.Sandbox,
+	// Request.Network); nil without one.
+	Sandbox *SandboxReport
+}
+
+// Status words of Result.Status (the totals frame's status).
+const (
+	StatusExited     = protocol.StatusExited     // bash exited by itself, with any code
+	StatusSignaled   = protocol.StatusSignaled   // a signal ended bash (Result.Signal)
+	StatusTimeout    = protocol.StatusTimeout    // the timeout (or a job's lifetime) fired first
+	StatusCancelled  = protocol.StatusCancelled  // a cancel came first (Result.CancelReason)
+	StatusOOM        = protocol.StatusOOM        // a process was killed at MaxMemory and bash did not exit 0
+	StatusFailed     = protocol.StatusFailed     // shellsup cannot stand behind the run (it exits 125)
+	StatusIdle       = protocol.StatusIdle       // reserved for interactive runs
+	StatusNeedsInput = protocol.StatusNeedsInput // reserved for interactive runs
+)
+
+// StreamText is what became of one stream's raw bytes on their way to
+// text. LossyBytes and Binary describe the bytes shellsup decoded: all of
+// the stream, except what a head capture drains past its budget without
+// decoding, and what follows the binary verdict under Request.Tidy.
+type StreamText struct {
+	LossyBytes int64 // raw bytes that became U+FFFD
+	// Binary is set for a stream with a NUL byte, or with more than 10% of
+	// 8 KiB (819 bytes) of its first 8 KiB lost to U+FFFD. Under Request.Tidy its captured text
+	// is one line, "[binary output: N bytes; starts 7f 45 4c 46 …]".
+	Binary bool
+	// TidiedBytes is, under Request.Tidy, the UTF-8 bytes of decoded text
+	// the tidier took out less those it put in (fold and binary lines): for
+	// a valid UTF-8 stream read whole, not truncated and not redacted, the
+	// stream's raw bytes minus TidiedBytes is the length of its captured
+	// text. 0 without Tidy.
+	TidiedBytes int64
 }
 
 // Spill describes a run's spill files: every raw byte of each stream, up
@@ -94,6 +138,11 @@ type Cleanup struct {
 	// shellsup's own uid can; Request.User makes the limits binding.
 	Tampered []string
 	LeafLeft string // a cgroup leaf left for the next sweep, "" when none was
+	// TmpRemoved counts the entries of the sandbox's private TMPDIR the
+	// cleanup removed (the directory included); TmpLeft names it if it
+	// could not be removed.
+	TmpRemoved int
+	TmpLeft    string
 }
 
 // Straggler is a process shellsup could not remove before its deadline,
@@ -116,11 +165,15 @@ func resultOf(t *protocol.Totals) Result {
 		Truncated: t.Truncated, TotalBytes: t.TotalBytes, CapturedBytes: t.CapturedBytes,
 		ProgressBytes: t.ProgressBytes, Duration: time.Duration(t.DurationMs) * time.Millisecond,
 		Cleanup: cleanupOf(t.Cleanup), StdoutBytes: t.StdoutBytes, StderrBytes: t.StderrBytes,
+		Status:     t.Status,
+		StdoutText: StreamText{LossyBytes: t.StdoutLossyBytes, Binary: t.StdoutBinary, TidiedBytes: t.StdoutTidiedBytes},
+		StderrText: StreamText{LossyBytes: t.StderrLossyBytes, Binary: t.StderrBinary, TidiedBytes: t.StderrTidiedBytes},
 	}
 	if sp := t.Spill; sp != nil {
 		r.Spill = &Spill{Dir: sp.Dir, Stdout: sp.Stdout, Stderr: sp.Stderr, StdoutWritten: sp.StdoutWritten,
 			StderrWritten: sp.StderrWritten, StdoutDropped: sp.StdoutDropped, StderrDropped: sp.StderrDropped, Cut: sp.Cut}
 	}
+	r.Sandbox = sandboxOf(t.Sandbox)
 	r.InteractiveResult = interactiveOf(t)
 	if t.ExitCode != nil {
 		r.ExitCode = *t.ExitCode
@@ -136,7 +189,7 @@ func cleanupOf(c protocol.Cleanup) Cleanup {
 		Tier: c.Tier, Trigger: c.Trigger, Signalled: c.Signalled, Killed: c.Killed, Reaped: c.Reaped,
 		Rounds: c.Rounds, Duration: time.Duration(c.Ms) * time.Millisecond, DrainTimedOut: c.DrainTimedOut,
 		StragglersOmitted: c.StragglersOmitted, PidsLimitHit: c.PidsLimitHit, OOMKills: c.OOMKills,
-		Tampered: c.Tampered, LeafLeft: c.LeafLeft,
+		Tampered: c.Tampered, LeafLeft: c.LeafLeft, TmpRemoved: c.TmpRemoved, TmpLeft: c.TmpLeft,
 		Stragglers: make([]Straggler, 0, len(c.Stragglers)),
 	}
 	for _, s := range c.Stragglers {

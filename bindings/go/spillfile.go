@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/shellsup/shellsup/internal/linux"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -42,14 +44,7 @@ func openSpill(dir string) ([2]*os.File, error) {
 // effective user, and open to neither group nor others (shellsup makes the
 // directory 0700 and the files 0600).
 func openPrivate(dirfd int, path string, flags int, kind uint32) (*os.File, error) {
-	var fd int
-	var err error
-	for {
-		fd, err = unix.Openat(dirfd, path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|flags, 0)
-		if err != unix.EINTR {
-			break
-		}
-	}
+	fd, err := linux.Openat(dirfd, path, unix.O_RDONLY|unix.O_NOFOLLOW|flags, 0)
 	if err != nil {
 		return nil, &os.PathError{Op: "open", Path: path, Err: err}
 	}

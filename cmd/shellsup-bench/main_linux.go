@@ -41,6 +41,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	shellsup "github.com/shellsup/shellsup/bindings/go"
+	"github.com/shellsup/shellsup/internal/procstat"
 	"github.com/shellsup/shellsup/protocol"
 )
 
@@ -49,7 +50,7 @@ var (
 	runs   = flag.Int("runs", 40, "repetitions of the spawn benchmarks")
 	heavy  = flag.Int("heavy-runs", 5, "repetitions of the drain and 500-sleeper teardown benchmarks")
 	python = flag.String("python", "", "a Python with msgpack for bindings/python/bench_overhead.py (none: that row is n/a)")
-	only   = flag.String("only", "", "comma-separated groups to run, of spawn, go, python, drain, spill, human, latency, pty, teardown (empty: all)")
+	only   = flag.String("only", "", "comma-separated groups to run, of spawn, sandbox, go, python, drain, spill, tidy, human, latency, pty, teardown (empty: all)")
 	home   string
 )
 
@@ -72,10 +73,12 @@ func main() {
 		run  func()
 	}{
 		{"spawn", spawnOverhead},
+		{"sandbox", sandboxOverhead},
 		{"go", goBindingOverhead},
 		{"python", pythonOverhead},
 		{"drain", drain},
 		{"spill", spill},
+		{"tidy", tidyDrain},
 		{"human", humanForward},
 		{"latency", progressLatency},
 		{"pty", ptyOverhead},
@@ -303,14 +306,11 @@ const clockTick = 100
 
 // ownCPU reads utime+stime (fields 14 and 15) of pid, its children not included.
 func ownCPU(pid int) time.Duration {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	st, err := procstat.Read("/proc", pid)
 	if err != nil {
 		fatal(fmt.Errorf("reading shellsup's CPU time: %w", err))
 	}
-	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-	ut, _ := strconv.ParseInt(f[11], 10, 64)
-	st, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(ut+st) * time.Second / clockTick
+	return time.Duration(st.UTime+st.STime) * time.Second / clockTick
 }
 
 func drain() {

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/shellsup/shellsup/internal/procstat"
 	"github.com/shellsup/shellsup/protocol"
 )
 
@@ -130,21 +131,10 @@ func ready() {
 	}
 }
 
-// statFields returns the fields of /proc/PID/stat after the command name: [0] is the state,
-// [1] the parent pid.
-func statFields(pid int) []string {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return nil
-	}
-	return strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-}
-
 func ppidOf(pid int) int {
-	f := statFields(pid)
-	if len(f) < 2 {
+	st, err := procstat.Read("/proc", pid)
+	if err != nil {
 		return -1
 	}
-	ppid, _ := strconv.Atoi(f[1])
-	return ppid
+	return st.PPid
 }

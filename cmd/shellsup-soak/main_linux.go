@@ -32,6 +32,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/shellsup/shellsup/internal/linux"
 	"github.com/shellsup/shellsup/protocol"
 	"github.com/shellsup/shellsup/reaper/reapertest"
 )
@@ -280,36 +281,7 @@ func runDirect(c combo, tok reapertest.Token, args []string, goFile string) outc
 	}
 	hwm := make(chan int64, 1)
 	go func() { hwm <- sampleUntilExit(cmd.Process.Pid) }()
-	var tot *protocol.Totals
-	var text strings.Builder
-	readySeen := false
-	dec := protocol.NewDecoder(out)
-	var decErr error
-	for {
-		var f protocol.Frame
-		if err := dec.Decode(&f); err != nil {
-			if !errors.Is(err, io.EOF) {
-				decErr = err
-			}
-			break
-		}
-		switch f := f.(type) {
-		case *protocol.Progress:
-			if f.Stream == "stdout" {
-				text.WriteString(f.Text)
-			}
-		case *protocol.Totals:
-			tot = f
-		}
-		if !readySeen && strings.Contains(text.String(), "ready") {
-			readySeen = true
-			o.fds = countFds(cmd.Process.Pid)
-			_ = os.WriteFile(goFile, nil, 0o644)
-			if c.ending == endCancel {
-				_ = protocol.NewEncoder(stdin).Encode(&protocol.Cancel{})
-			}
-		}
-	}
+	tot, readySeen, decErr := directFrames(c, cmd, out, stdin, goFile, &o)
 	o.hwm = <-hwm  // shellsup has exited; not reaped yet, so its pid is still its own
 	_ = cmd.Wait() // the status is checked below
 	o.wall = time.Since(began)
@@ -320,6 +292,42 @@ func runDirect(c combo, tok reapertest.Token, args []string, goFile string) outc
 		o.cleanup = time.Duration(tot.Cleanup.Ms) * time.Millisecond
 	}
 	return o
+}
+
+// directFrames reads the frames of one direct run until its end: the
+// totals, whether the command said "ready" (then the soak counts
+// shellsup's descriptors, releases the command through goFile and, for a
+// cancel, sends one), and a decode error other than EOF.
+func directFrames(c combo, cmd *exec.Cmd, out io.Reader, stdin io.Writer, goFile string, o *outcome) (*protocol.Totals, bool, error) {
+	var tot *protocol.Totals
+	var text strings.Builder
+	ready := false
+	dec := protocol.NewDecoder(out)
+	for {
+		var f protocol.Frame
+		if err := dec.Decode(&f); err != nil {
+			if errors.Is(err, io.EOF) {
+				err = nil
+			}
+			return tot, ready, err
+		}
+		switch f := f.(type) {
+		case *protocol.Progress:
+			if f.Stream == "stdout" {
+				text.WriteString(f.Text)
+			}
+		case *protocol.Totals:
+			tot = f
+		}
+		if !ready && strings.Contains(text.String(), "ready") {
+			ready = true
+			o.fds = countFds(cmd.Process.Pid)
+			_ = os.WriteFile(goFile, nil, 0o644)
+			if c.ending == endCancel {
+				_ = protocol.NewEncoder(stdin).Encode(&protocol.Cancel{})
+			}
+		}
+	}
 }
 
 // checkDirect says what is wrong with a run's end, or "".
@@ -399,11 +407,11 @@ func reapAdopted(pid int, limit time.Duration) (int64, unix.WaitStatus, error) {
 	var hwm int64
 	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
 		hwm = max(hwm, vmHWM(pid)) // unreaped, the pid cannot name another process
-		got, err := unix.Wait4(pid, &ws, unix.WNOHANG, nil)
+		got, err := linux.Wait4(pid, &ws, unix.WNOHANG)
 		if got == pid {
 			return hwm, ws, nil
 		}
-		if err != nil && !errors.Is(err, unix.ECHILD) && !errors.Is(err, unix.EINTR) {
+		if err != nil && !errors.Is(err, unix.ECHILD) {
 			return hwm, ws, fmt.Errorf("waiting for shellsup %d: %w", pid, err)
 		}
 	}

@@ -207,7 +207,7 @@ func TestLifetimeRefusals(t *testing.T) {
 		{[]string{"--lifetime", "8d"}, "(got 8d)"},
 		{[]string{"--lifetime", "nan"}, "(got nan)"},
 		{[]string{"--lifetime", "inf"}, "(got inf)"},
-		{[]string{"--lifetime", "abc"}, `lifetime must be a number of seconds greater than 0 and at most 604800 (7 days), optionally with a suffix s, m, h or d, e.g. 1h (got "abc")`},
+		{[]string{"--lifetime", "abc"}, `lifetime must be a duration greater than 0 and at most 604800 seconds (7 days), written as a number of seconds (1.5) or a number with a unit ms, s, m, h or d (500ms, 2s, 1m, 1h30m, 7d) (got "abc")`},
 		{[]string{"--lifetime", "h"}, `(got "h")`},
 		{[]string{"--lifetime", "1h", "--timeout", "5"}, `--lifetime "1h" and --timeout "5" exclude each other`},
 	}

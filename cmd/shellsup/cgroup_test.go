@@ -4,7 +4,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -221,13 +220,7 @@ func countProcs(sid int) int {
 			n++
 			continue
 		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		i := bytes.LastIndexByte(b, ')')
-		f := strings.Fields(string(b[i+1:]))
-		if len(f) > 3 && f[3] == strconv.Itoa(sid) && pid > 0 {
+		if st, err := proctest.Stat(pid); err == nil && st.Session == sid && pid > 0 {
 			n++
 		}
 	}

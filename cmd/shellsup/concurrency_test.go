@@ -44,19 +44,11 @@ type procID struct {
 
 // readProcID returns pid's identity and state letter; ok is false once it is gone.
 func readProcID(pid int) (id procID, state byte, ok bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	st, err := proctest.Stat(pid)
 	if err != nil {
 		return procID{}, 0, false
 	}
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-	if len(f) < 20 {
-		return procID{}, 0, false
-	}
-	start, err := strconv.ParseUint(f[19], 10, 64) // field 22 of the whole line
-	if err != nil {
-		return procID{}, 0, false
-	}
-	return procID{pid, start}, f[0][0], true
+	return procID{pid, st.Start}, st.State, true
 }
 
 // concRun is one shellsup of the concurrency test.

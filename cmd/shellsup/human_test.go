@@ -19,6 +19,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/shellsup/shellsup/internal/proctest"
 	"github.com/shellsup/shellsup/protocol"
@@ -146,7 +147,8 @@ func TestSignalCancelExits128PlusN(t *testing.T) {
 			require.NoError(t, cmd.Process.Signal(sig))
 			_ = cmd.Wait() // the exit code is checked
 			assert.Equal(t, code, cmd.ProcessState.ExitCode(), "stderr %q", errb)
-			assert.Contains(t, errb.String(), "shellsup: cancelled (signal); cleaning up")
+			assert.Contains(t, errb.String(), "shellsup: cancelled by "+unix.SignalName(sig)+"; cleaning up", "the signal is named")
+			assert.Contains(t, errb.String(), "shellsup: cancelled by "+unix.SignalName(sig)+" in ", "the summary names it too")
 			reapertest.Check(t, tok)
 		})
 	}

@@ -371,7 +371,7 @@ func TestHumanCallerKilled(t *testing.T) {
 			require.NoError(t, err)
 			sup, err := strconv.Atoi(strings.TrimSpace(line))
 			require.NoError(t, err, "caller said %q", line)
-			waitFor(t, "the command to start", func() bool {
+			proctest.Poll(t, 10*time.Second, "the command to start", func() bool {
 				b, _ := os.ReadFile(errFile)
 				return bytes.Contains(b, []byte("ready")) || mode == "frames" && len(tokenProcs(tok)) >= 3
 			})
@@ -379,7 +379,7 @@ func TestHumanCallerKilled(t *testing.T) {
 			require.NoError(t, caller.Process.Kill())
 			_ = caller.Wait()
 			killed := time.Now()
-			waitFor(t, "the tree to go", func() bool {
+			proctest.Poll(t, 10*time.Second, "the tree to go", func() bool {
 				reapertest.ReapOrphans() // shellsup, reparented to the test
 				_, err := os.Stat(fmt.Sprintf("/proc/%d", sup))
 				return len(tokenProcs(tok)) == 0 && os.IsNotExist(err)
@@ -402,7 +402,8 @@ func TestHumanCallerKilled(t *testing.T) {
 }
 
 // TestHumanReaderGone: the reader of a human-mode shellsup's stdout goes
-// away while the command prints nothing: the hang-up cancels the run.
+// away while the command prints nothing: the hang-up ends the run as a
+// broken pipe, 141, with one line.
 func TestHumanReaderGone(t *testing.T) {
 	tok := reapertest.NewToken()
 	cmd := exec.Command(shellsupBin, "--timeout", "60", "--", "sleep 300 & echo ready >&2; sleep 300")
@@ -421,18 +422,9 @@ func TestHumanReaderGone(t *testing.T) {
 	err = cmd.Wait()
 	var ee *exec.ExitError
 	require.ErrorAs(t, err, &ee)
-	assert.Equal(t, 130, ee.ExitCode())
-	assert.Contains(t, string(rest), "cancelled (parent-gone)")
+	assert.Equal(t, 141, ee.ExitCode(), "a broken pipe exits as a pipeline's SIGPIPE: 128+13; stderr %q", rest)
+	assert.Regexp(t, `^shellsup: broken pipe \(the reader of shellsup's output is gone\) in [0-9.]+s; [^\n]*\n$`, string(rest), "one line")
 	reapertest.Check(t, tok)
-}
-
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(2 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
 }
 
 // TestPidnsUnavailable: where PID namespaces cannot be made (here: a user

@@ -30,7 +30,9 @@ func shapes(t *testing.T) []shape {
 	return []shape{
 		{name: "background job holding stdout", setup: "sleep 300 &", min: 1},
 		{name: "subshell", setup: "(sleep 300; true) & while ! pgrep -s 0 -x sleep >/dev/null; do sleep 0.01; done", min: 2},
-		{name: "pipeline", setup: "sleep 300 | cat & until pgrep -s 0 -x sleep >/dev/null && pgrep -s 0 -x cat >/dev/null; do sleep 0.01; done", min: 2},
+		// The right side outlives its cat: when the SIGTERM ends sleep first, the cat it feeds sees
+		// EOF and may exit before its own signal, which would then not be counted.
+		{name: "pipeline", setup: "sleep 300 | { cat; sleep 300; } & until pgrep -s 0 -x sleep >/dev/null && pgrep -s 0 -x cat >/dev/null; do sleep 0.01; done", min: 2},
 		{name: "setsid", setup: "setsid sleep 300 &", min: 1},
 		{name: "double fork on dev null", setup: "( (setsid sleep 300 </dev/null >/dev/null 2>&1 &) & )", min: 1},
 		{name: "nohup and disown", setup: "nohup sleep 300 >/dev/null 2>&1 & disown", min: 1},

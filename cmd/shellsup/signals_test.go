@@ -140,7 +140,7 @@ func TestCPULimitLoweredByTheCommand(t *testing.T) {
 	ws := ee.Sys().(syscall.WaitStatus)
 	require.False(t, ws.Signaled(), "shellsup died of %v; stderr %q", ws.Signal(), stderr.String())
 	assert.Equal(t, 128+int(syscall.SIGXCPU), ws.ExitStatus(), "stderr %q", stderr.String())
-	assert.Contains(t, stderr.String(), "cancelled (signal)")
+	assert.Contains(t, stderr.String(), "cancelled by SIGXCPU")
 	reapertest.Check(t, tok)
 }
 
@@ -190,13 +190,13 @@ func TestCtrlBackslashAtATerminal(t *testing.T) {
 	ws := ee.Sys().(syscall.WaitStatus)
 	require.False(t, ws.Signaled(), "shellsup died of %v", ws.Signal())
 	assert.Equal(t, 128+int(syscall.SIGQUIT), ws.ExitStatus())
-	for deadline := time.Now().Add(5 * time.Second); !seen("cancelled (signal)") && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(5 * time.Second); !seen("cancelled by SIGQUIT") && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
 	}
 	mu.Lock()
 	out := screen.String()
 	mu.Unlock()
-	assert.Contains(t, out, "cancelled (signal)")
+	assert.Contains(t, out, "cancelled by SIGQUIT")
 	assert.NotContains(t, out, "goroutine")
 	reapertest.Check(t, tok)
 }

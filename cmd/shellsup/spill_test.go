@@ -162,7 +162,7 @@ func TestSpillRefusals(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{"missing", []string{"--spill", "/no/such/dir"}, `spill directory "/no/such/dir" does not exist`},
+		{"cannot be made", []string{"--spill", file + "/sub/dir"}, `spill directory "` + file + `/sub/dir" cannot be used: not a directory`},
 		{"a file", []string{"--spill", file}, `spill directory "` + file + `" is not a directory`},
 		{"world-writable", []string{"--spill", open}, `spill directory "` + open + `" is writable by group or others (mode 0777)`},
 		{"group-writable", []string{"--spill", group}, "(mode 0770)"},
@@ -220,6 +220,15 @@ func TestSpillNotWritableAsNobody(t *testing.T) {
 	assert.Equal(t, 125, cmd.ProcessState.ExitCode(), "output %q", out)
 	assert.Contains(t, string(out), `shellsup: spill directory "`+rootOnly+`" is owned by uid 0, not shellsup's (uid 65534)`)
 	assert.NoFileExists(t, marker)
+	// A missing directory is made as shellsup's user, who must be allowed to.
+	cmd = exec.Command(setpriv, "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+		bin, "--cwd", "/", "--spill", rootOnly+"/cache/shellsup", "--", "touch "+marker)
+	cmd.Env = []string{"HOME=/nonexistent", "PATH=/usr/bin:/bin"}
+	out, _ = cmd.CombinedOutput()
+	assert.Equal(t, 125, cmd.ProcessState.ExitCode(), "output %q", out)
+	assert.Contains(t, string(out), `shellsup: spill directory "`+rootOnly+`/cache/shellsup" does not exist and cannot be made: mkdir `+rootOnly+`/cache: permission denied`)
+	assert.NoFileExists(t, marker)
+	assert.NoDirExists(t, rootOnly+"/cache")
 }
 
 // When bash cannot start, the spill directory made for the run is removed.

@@ -67,4 +67,5 @@ while ! grep -q FROZEN %[1]s/freezer.state; do sleep 0.01; done; echo ready`, di
 		"the cleanup must end at its deadline")
 	assert.True(t, tot.Cleanup.DrainTimedOut, "the frozen sleep still holds the output pipes")
 	assert.Equal(t, 0, *tot.ExitCode, "bash itself exited normally")
+	assert.Equal(t, protocol.StatusFailed, tot.Status, "shellsup cannot stand behind a run it did not clean up")
 }

@@ -24,14 +24,27 @@ Runs /bin/bash -lc COMMAND (--no-login: bash --norc -c) with stdin /dev/null,
 streams its output, and when it finishes, times out or is cancelled, kills
 and reaps every process it started before reporting.
 
+The COMMAND is one argument and follows "--"; a word before it that is not
+an option or a subcommand is refused (with a "did you mean" for a typo).
+
+Every DURATION is a number of seconds (1.5) or a number with a unit ms, s,
+m, h or d (500ms, 2s, 1m, 1h30m, 7d); every BYTES a whole number with an
+optional K, M, G or T (powers of 1024: 64K, 1M, 65536).
+
 options:
-  --timeout SECONDS  stop the command after this long (default %g, at most %g)
+  --timeout DURATION stop the command after this long (default %gs, at most
+                     %gs; longer: --lifetime)
   --cwd DIR          working directory (default: the current one)
   --budget BYTES     capture budget shared by stdout and stderr (default %d, at most %d)
-  --grace SECONDS    SIGTERM → SIGKILL grace at cleanup (default %g, at most %g)
+  --grace DURATION   SIGTERM → SIGKILL grace at cleanup (default %gs, at most %gs)
   --no-login         bash --norc -c instead of bash -lc: no profile or rc file is read
   --scrub-env        drop variables whose names mark credentials (*_TOKEN, AWS_*, ...)
-  --agent-env        set PAGER=cat, GIT_PAGER=cat, NO_COLOR=1, TERM=dumb, ...
+  --agent-env        set PAGER=cat, GIT_PAGER=cat, NO_COLOR=1, TERM=dumb, a UTF-8
+                     LC_ALL and LANG, ...
+  --agent            an agent harness's defaults: --agent-env, --scrub-env,
+                     --tidy and --capture head+tail, still a login shell; an
+                     option given as well wins (--agent --capture head,
+                     --agent --scrub-env=false)
   --env-allow NAME,...
                      pass only these variables (NAME or a PREFIX*; repeatable)
                      plus PATH, HOME, LANG, LC_*, TERM, TZ, USER, LOGNAME,
@@ -46,25 +59,35 @@ options:
                      groups from /etc/group, or only GROUP; HOME, USER, LOGNAME
                      set; no capabilities, no_new_privs (README, "Running as
                      another user")
+  --sandbox MODE     read-only, workspace-write (needs --workspace) or none
+                     (default): what the command may write (docs/sandbox.md)
+  --protect DIR      with workspace-write, keep DIR of the workspace read-only
+                     (repeatable)
+  --no-network       the command gets its own network with only loopback up
   --max-procs N      at most N processes and threads at once (pids.max)
   --max-memory BYTES at most this much memory, no swap (memory.max); 512K, 64M, 1G
   --cgroup PATH      make the run's leaf cgroup under this delegated cgroup v2
   --no-cgroup        make no cgroup leaf: the subreaper floor (and --pidns) only
   --require TIER     refuse to run unless TIER (cgroup or pidns) is in force
   --spill DIR        write the raw stdout and stderr to private files in a new
-                     directory under DIR (named in totals)
-  --spill-max BYTES  limit of each spill file (default 256M; K, M, G, T suffixes)
+                     directory under DIR (named in totals); DIR is made (0700)
+                     if it does not exist
+  --spill-max BYTES  limit of each spill file (default 256M)
   --capture MODE     head (default), tail or head+tail: which part of the output
                      the capture keeps when it exceeds the budget
-  --lifetime SECONDS a job's lifetime instead of --timeout (at most 7d; s, m, h, d
-                     suffixes: 1h)
+  --lifetime DURATION
+                     a job's lifetime instead of --timeout (at most 7d: 1h)
   --redact           replace secrets (tokens, keys) in the captured text
   --redact-pattern RE  a further secret pattern (Go regexp; repeatable; implies --redact)
-  --quiet            human mode: no summary line
+  --tidy             tidy the captured text: no escape sequences, no progress
+                     redraws, repeated lines folded, binary output named
+                     (docs/tidy.md)
+  --quiet            human mode: errors only (no notice; the summary line only
+                     when something went wrong)
   --pty              run bash on a new pseudo-terminal (docs/interactive.md)
   --pty-size COLSxROWS  the terminal's size (default 80x24)
   --stdin MODE       null (default) or pipe: bash's stdin fed by input frames
-  --idle-timeout SECONDS  end the run after this long without output (exit 124)
+  --idle-timeout DURATION  end the run after this long without output (exit 124)
   --stop-on-input    with --pty: end the run once the program waits for input
                      (status needs_input, exit 124)
   --version          print the version
@@ -78,7 +101,8 @@ shellsup sweep kills and removes the leaf cgroups of shellsups that died
 
 exit status: the command's (128+N if a signal N ended it); 124 timed out;
 128+N cancelled by signal N (SIGINT 130, SIGTERM 143), 130 other cancels;
-125 shellsup failed; 126/127 bash could not be run / not found.
+141 human mode's stdout closed (| head); 125 shellsup failed; 126/127 bash
+could not be run / not found.
 `, request.DefaultTimeout, request.MaxTimeout, request.DefaultBudget, request.MaxBudget,
 	request.DefaultGrace, request.MaxGrace)
 
@@ -153,12 +177,14 @@ func Parse(argv []string) (supervisor.Args, error) {
 	fs.BoolVar(&a.NoLogin, "no-login", false, "")
 	fs.BoolVar(&a.ScrubEnv, "scrub-env", false, "")
 	fs.BoolVar(&a.AgentEnv, "agent-env", false, "")
+	fs.BoolVar(&a.Agent, "agent", false, "")
 	fs.Func("env-allow", "", func(s string) error {
 		a.EnvAllow = append(a.EnvAllow, s)
 		return nil
 	})
 	fs.StringVar(&a.Workspace, "workspace", "", "")
 	fs.StringVar(&a.User, "user", "", "")
+	sandboxFlags(fs, &a)
 	outputFlags(fs, &a.Output)
 	interactiveFlags(fs, &a.Interactive)
 	showVersion := fs.Bool("version", false, "")
@@ -166,11 +192,12 @@ func Parse(argv []string) (supervisor.Args, error) {
 		if errors.Is(err, flag.ErrHelp) {
 			return a, err
 		}
-		return a, &request.ValidationError{Msg: describeFlagError(err, argv) + "; see shellsup --help"}
+		return a, &request.ValidationError{Msg: describeFlagError(err, argv, fs) + "; see shellsup --help"}
 	}
 	if *showVersion {
 		return a, ErrVersion
 	}
+	a.Given = given(fs)
 	if err := refuseEmpty(fs, "workspace"); err != nil {
 		return a, err
 	}
@@ -178,7 +205,18 @@ func Parse(argv []string) (supervisor.Args, error) {
 		return a, err
 	}
 	a.Command = fs.Args()
+	if err := requireDoubleDash(argv, a.Command, fs); err != nil {
+		return a, err
+	}
 	return a, nil
+}
+
+// given names the options set on the command line, for --agent's
+// overrides.
+func given(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
 }
 
 // refuseEmpty refuses an option given with an empty value where "" would
@@ -214,15 +252,16 @@ func options(argv []string) []string {
 	return argv
 }
 
-// optionNames lists the options for an "unknown option" message.
-const optionNames = "--timeout, --cwd, --budget, --grace, --no-login, --scrub-env, --agent-env, --env-allow, --workspace, --frames, --pidns, --user, --max-procs, --max-memory, --cgroup, --no-cgroup, --require, --spill, --spill-max, --capture, --lifetime, --redact, --redact-pattern, --quiet, --pty, --pty-size, --stdin, --idle-timeout, --stop-on-input, --version, --help"
-
 // describeFlagError rewords the flag package's errors, naming the option
 // the way the user typed it ("-V" stays "-V", "--V" stays "--V").
-func describeFlagError(err error, argv []string) string {
+func describeFlagError(err error, argv []string, fs *flag.FlagSet) string {
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
-		return fmt.Sprintf("unknown option %q (options: %s)", typed(argv, name), optionNames)
+		spelled := typed(argv, name)
+		if near := closest(spelled, words(fs)); near != "" {
+			return fmt.Sprintf("unknown option %q: did you mean %q?", spelled, near)
+		}
+		return fmt.Sprintf("unknown option %q (options: %s)", spelled, strings.Join(optionNames(fs), ", "))
 	}
 	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
 		return fmt.Sprintf("option %q needs a value", typed(argv, name))
@@ -260,5 +299,6 @@ func outputFlags(fs *flag.FlagSet, o *supervisor.OutputArgs) {
 		o.RedactPatterns = append(o.RedactPatterns, s)
 		return nil
 	})
+	fs.BoolVar(&o.Tidy, "tidy", false, "")
 	fs.BoolVar(&o.Quiet, "quiet", false, "")
 }

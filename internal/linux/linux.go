@@ -3,31 +3,11 @@
 package linux
 
 import (
-	"errors"
 	"os"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
-
-// retryOnEINTR calls fn until it returns an error other than EINTR.
-func retryOnEINTR(fn func() error) error {
-	for {
-		err := fn()
-		if !errors.Is(err, unix.EINTR) {
-			return err
-		}
-	}
-}
-
-// retryOnEINTR2 is retryOnEINTR for a call that also returns a value.
-func retryOnEINTR2[T any](fn func() (T, error)) (T, error) {
-	for {
-		v, err := fn()
-		if !errors.Is(err, unix.EINTR) {
-			return v, err
-		}
-	}
-}
 
 // Pipe2 wraps pipe2(2).
 func Pipe2(p []int, flags int) error {
@@ -148,4 +128,42 @@ func Statfs(path string, st *unix.Statfs_t) error {
 		return os.NewSyscallError("statfs", err)
 	}
 	return nil
+}
+
+// Write is write(2); it returns what one call wrote (a short write is the
+// caller's to continue).
+func Write(fd int, buf []byte) (int, error) {
+	var n int
+	err := retryOnEINTR(func() (err error) { n, err = unix.Write(fd, buf); return err })
+	if err != nil {
+		return 0, os.NewSyscallError("write", err)
+	}
+	return n, nil
+}
+
+// Poll is poll(2). A signal that interrupts it is retried with what is left
+// of timeoutMs (negative: no timeout), so the wait never grows past it;
+// time up after an interruption reports 0 ready, as poll would have.
+func Poll(fds []unix.PollFd, timeoutMs int) (int, error) {
+	deadline := time.Now().Add(time.Duration(timeoutMs) * time.Millisecond)
+	for {
+		n, err := unix.Poll(fds, timeoutMs)
+		if err != unix.EINTR {
+			return n, os.NewSyscallError("poll", err)
+		}
+		if timeoutMs > 0 {
+			timeoutMs = max(int(time.Until(deadline).Milliseconds()), 0)
+		}
+	}
+}
+
+// Openat2 is openat2(2). ENOSYS (a kernel before 5.6) is returned as
+// errors.Is(err, unix.ENOSYS).
+func Openat2(dirfd int, path string, how *unix.OpenHow) (int, error) {
+	var fd int
+	err := retryOnEINTR(func() (err error) { fd, err = unix.Openat2(dirfd, path, how); return err })
+	if err != nil {
+		return -1, os.NewSyscallError("openat2", err)
+	}
+	return fd, nil
 }

@@ -5,7 +5,9 @@ package linux
 import (
 	"errors"
 	"os"
+	"runtime"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -50,4 +52,42 @@ func TestSpliceEAGAINIsReturned(t *testing.T) {
 	n, err := Splice(p[0], int(null.Fd()), 4096, unix.SPLICE_F_NONBLOCK)
 	require.NoError(t, err)
 	assert.EqualValues(t, 5, n)
+}
+
+// TestPollInterruptedKeepsItsTimeout: signals at the polling thread every
+// 20 ms interrupt poll(2) again and again; Poll still returns at its 300 ms
+// timeout, not 300 ms after the last signal.
+func TestPollInterruptedKeepsItsTimeout(t *testing.T) {
+	var p [2]int
+	require.NoError(t, Pipe2(p[:], unix.O_CLOEXEC))
+	defer unix.Close(p[0])
+	defer unix.Close(p[1])
+	tids := make(chan int)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		tid := <-tids
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for end := time.After(time.Second); ; { // bounded: a Poll that restarted its timeout ends 300 ms after
+			select {
+			case <-stop:
+				return
+			case <-end:
+				return
+			case <-tick.C:
+				_ = unix.Tgkill(unix.Getpid(), tid, unix.SIGURG) // the Go runtime ignores a stray SIGURG
+			}
+		}
+	}()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	tids <- unix.Gettid()
+	start := time.Now()
+	n, err := Poll([]unix.PollFd{{Fd: int32(p[0]), Events: unix.POLLIN}}, 300)
+	took := time.Since(start)
+	require.NoError(t, err)
+	assert.Equal(t, 0, n, "nothing was written")
+	assert.Less(t, took, 700*time.Millisecond, "the timeout grew with the interruptions")
+	assert.GreaterOrEqual(t, took, 280*time.Millisecond, "returned before the timeout")
 }

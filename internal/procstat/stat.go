@@ -10,21 +10,36 @@ import (
 
 // Stat is what shellsup reads of one process from /proc/PID/stat.
 type Stat struct {
-	Pid   int
-	PPid  int
-	Start uint64 // start time in clock ticks since boot: with Pid, the process's identity
-	State byte   // R, S, D, T, t, Z, X, ...
-	Comm  string
+	Pid     int
+	PPid    int
+	Session int    // the session id (field 6): the pid of the leader that called setsid
+	Start   uint64 // start time in clock ticks since boot: with Pid, the process's identity
+	State   byte   // R, S, D, T, t, Z, X, ...
+	Comm    string
+	UTime   uint64 // user CPU time in clock ticks (USER_HZ, 100 on Linux), children not included
+	STime   uint64 // system CPU time in clock ticks, children not included
 }
 
 // ErrShort is wrapped by the error for a line with too few fields.
 var ErrShort = errors.New("too few fields")
 
-// Read reads and parses root/PID/stat (root is normally "/proc").
+// Read reads and parses root/PID/stat (root is normally "/proc"). A
+// process that is gone gives errors.Is(err, os.ErrNotExist).
 func Read(root string, pid int) (Stat, error) {
-	data, err := os.ReadFile(root + "/" + strconv.Itoa(pid) + "/stat")
+	return read(root+"/"+strconv.Itoa(pid)+"/stat", pid)
+}
+
+// ReadSelf reads and parses root/self/stat: this process as the procfs
+// mounted at root numbers it (Pid is this process's own pid, as os.Getpid
+// gives it).
+func ReadSelf(root string) (Stat, error) {
+	return read(root+"/self/stat", os.Getpid())
+}
+
+func read(path string, pid int) (Stat, error) {
+	data, err := os.ReadFile(path)
 	if err != nil {
-		return Stat{}, fmt.Errorf("reading %s/%d/stat: %w", root, pid, err)
+		return Stat{}, fmt.Errorf("reading %s: %w", path, err)
 	}
 	return Parse(pid, data)
 }
@@ -62,6 +77,18 @@ func (s *Stat) set(field int, tok []byte) error {
 	case 4:
 		if s.PPid, err = strconv.Atoi(string(tok)); err != nil {
 			return fmt.Errorf("ppid: %w", err)
+		}
+	case 6:
+		if s.Session, err = strconv.Atoi(string(tok)); err != nil {
+			return fmt.Errorf("session: %w", err)
+		}
+	case 14:
+		if s.UTime, err = strconv.ParseUint(string(tok), 10, 64); err != nil {
+			return fmt.Errorf("utime: %w", err)
+		}
+	case 15:
+		if s.STime, err = strconv.ParseUint(string(tok), 10, 64); err != nil {
+			return fmt.Errorf("stime: %w", err)
 		}
 	case 22:
 		if s.Start, err = strconv.ParseUint(string(tok), 10, 64); err != nil {

@@ -59,3 +59,56 @@ func TestTheReadmeHarnessBuildsInAnotherModule(t *testing.T) {
 	assert.Equal(t, "[stdout] hello\nexit 3, 1 process(es) cleaned up\n", stdout.String())
 	assert.Empty(t, stderr.String())
 }
+
+// block is the fenced block of the README at path that follows marker.
+func block(t *testing.T, path, marker, fence string) string {
+	t.Helper()
+	readme, err := os.ReadFile(path)
+	require.NoError(t, err)
+	_, after, ok := strings.Cut(string(readme), marker+"\n```"+fence+"\n")
+	require.True(t, ok, "%s has no %s block", path, marker)
+	code, _, ok := strings.Cut(after, "\n```\n")
+	require.True(t, ok, "the %s block of %s is not closed", marker, path)
+	return code + "\n"
+}
+
+// The bindings/go README's recipe for a module of one's own, run as written
+// (all but the clone: $HOME/src/shellsup is this checkout) offline, on the
+// top-level README's Go example; the harness then finds the shellsup built
+// beside it, with none on PATH, and nothing it started survives.
+func TestTheModuleRecipeBuildsAndRuns(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
+	require.NoError(t, err)
+	recipe := block(t, filepath.Join("..", "README.md"), "<!-- module-recipe -->", "sh")
+	clone, script, ok := strings.Cut(recipe, "\n")
+	require.True(t, ok && strings.HasPrefix(clone, "git clone "), "the recipe begins with the clone: %q", clone)
+
+	home, work := t.TempDir(), t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(home, "src"), 0o755))
+	require.NoError(t, os.Symlink(root, filepath.Join(home, "src", "shellsup")))
+	require.NoError(t, os.Mkdir(filepath.Join(work, "harness"), 0o755))
+	mainGo := block(t, filepath.Join("..", "..", "..", "README.md"), "<!-- go-example -->", "go")
+	require.NoError(t, os.WriteFile(filepath.Join(work, "harness", "main.go"), []byte(mainGo), 0o644))
+
+	sh := exec.Command("/bin/bash", "-euc", script)
+	sh.Dir = work
+	sh.Env = append(os.Environ(), "HOME="+home, "PATH="+filepath.Dir(goBin)+":/usr/bin:/bin",
+		"GOPROXY=off", "GOWORK=off", "CGO_ENABLED=0", "GOTELEMETRY=off")
+	out, err := sh.CombinedOutput()
+	require.NoError(t, err, "the recipe:\n%s", out)
+	reapertest.ReapOrphans() // the go command's own detached children, if any came here
+	gomod, err := os.ReadFile(filepath.Join(work, "harness", "go.mod"))
+	require.NoError(t, err)
+	assert.NotContains(t, string(gomod), "testify", "the binding's module graph pulls in a test dependency")
+
+	tok := reapertest.NewToken()
+	run := exec.Command(filepath.Join(work, "harness", "bin", "harness"))
+	run.Dir = t.TempDir()
+	run.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + os.Getenv("HOME"), tok.Env()}
+	var stdout, stderr bytes.Buffer
+	run.Stdout, run.Stderr = &stdout, &stderr
+	require.NoError(t, run.Run(), "stderr: %s", stderr.String())
+	reapertest.Check(t, tok)
+	assert.Equal(t, "exit 2, stdout \"hello\\n\", 1 process(es) cleaned up, 0 left\n", stdout.String())
+	assert.Empty(t, stderr.String())
+}

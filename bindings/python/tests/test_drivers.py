@@ -27,6 +27,15 @@ def test_limits_table_equals_the_shared_file():
     assert ours == shared
 
 
+def test_watchdog_outwaits_the_cleanup():
+    """The watchdog arms at the deadline + grace + WATCHDOG_MARGIN; shellsup
+    delivers totals within the deadline + grace + the cleanup's bounds. The
+    margin exceeds those bounds twice over (a loaded machine), or a slow but
+    working cleanup would be killed as a shellsup that stopped reporting."""
+    assert _limits.CLEANUP_BOUND == pytest.approx(4.6)
+    assert _limits.WATCHDOG_MARGIN >= 2 * _limits.CLEANUP_BOUND
+
+
 def test_run_run_async_and_start_declare_shared_parameters_alike():
     """Every parameter run(), run_async() and start() share has the same kind,
     default and annotation (as written, and as evaluated), so the three cannot
@@ -43,10 +52,10 @@ def test_run_run_async_and_start_declare_shared_parameters_alike():
 
 
 def test_limits_name_the_table():
-    """The job's limits are the one table's: _jobargs and _job keep no number of their own."""
-    from shellsup import _job, _jobargs
-    assert (_jobargs.DEFAULT_LIFETIME, _jobargs.MAX_LIFETIME) == (_limits.LIMITS["lifetime"]["default"],
-                                                                  _limits.LIMITS["lifetime"]["max"])
+    """The job's limits are the one table's: _validate and _job keep no number of their own."""
+    from shellsup import _job
+    assert (_validate.DEFAULT_LIFETIME, _validate.MAX_LIFETIME) == (_limits.LIMITS["lifetime"]["default"],
+                                                                    _limits.LIMITS["lifetime"]["max"])
     assert _job.DEFAULT_SPILL_MAX == _limits.LIMITS["spillMax"]["default"] == 256 << 20
     assert inspect.signature(shell.start).parameters["lifetime"].default == _limits.DEFAULT_LIFETIME
 
@@ -71,6 +80,23 @@ def _imports(path):
 def test_async_driver_imports_nothing_from_the_sync_driver():
     assert not any("_run" in name.split(".") for name in _imports(PKG / "_async.py"))
     assert not any("_async" in name.split(".") for name in _imports(PKG / "_run.py"))
+
+
+def test_the_modules_import_no_cycle():
+    """The package's modules import one another without a cycle, TYPE_CHECKING
+    imports included (_job imports _probe; _probe names what it needs of a job
+    as a Protocol instead of importing _job)."""
+    modules = {p.stem: p for p in PKG.glob("*.py")}
+    graph = {m: {n.split(".")[-1] if n.startswith("shellsup.") else n.split(".")[0] for n in _imports(p)} & set(modules)
+             for m, p in modules.items()}
+    for m in modules:
+        seen, todo = set(), list(graph[m])
+        while todo:
+            n = todo.pop()
+            assert n != m, f"{m} imports itself through {sorted(seen)}"
+            if n not in seen:
+                seen.add(n)
+                todo.extend(graph[n])
 
 
 def test_the_core_does_no_io():

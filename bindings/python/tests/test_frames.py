@@ -11,7 +11,7 @@ import pytest
 from shellsup import ShellsupError, SkillResult
 from shellsup import _frames
 from shellsup._result import RESULT_KEYS
-from shellsup._session import Session
+from shellsup._transcript import Transcript
 
 GOLDEN = Path(__file__).resolve().parents[3] / "testdata" / "frames" / "golden.json"
 
@@ -58,10 +58,17 @@ def test_cancel_control_frame_encodes_to_golden_bytes():
     assert _frames.CANCEL == bytes.fromhex(by_name("cancel-control")["hex"])
 
 
+def status_of(name):
+    session = Transcript()
+    session.handle({"type": "start"})
+    session.handle(by_name(name)["value"])
+    return session.result.status
+
+
 def test_totals_frames_become_skill_results():
     for name in ("totals-exit", "totals-killed", "totals-timeout-stragglers", "totals-cancelled"):
         value = by_name(name)["value"]
-        session = Session()
+        session = Transcript()
         session.handle({"type": "start"})
         session.handle(value)
         result = session.result
@@ -70,7 +77,12 @@ def test_totals_frames_become_skill_results():
         assert all(result[k] == value[k] for k in RESULT_KEYS)
         assert result.cleanup == value["cleanup"]
         assert result.cancel_reason == (value["cancelReason"] or None)
-    stragglers = Session()
+    oom = Transcript()
+    oom.handle({"type": "start"})
+    oom.handle(by_name("totals-status-oom")["value"])
+    assert oom.result.status == "oom" and "status" not in oom.result
+    assert status_of("totals-exit") is None  # a shellsup too old to say
+    stragglers = Transcript()
     stragglers.handle({"type": "start"})
     stragglers.handle(by_name("totals-timeout-stragglers")["value"])
     assert stragglers.result.cleanup["stragglers"][0]["comm"] == "odd (name) x"
@@ -79,7 +91,7 @@ def test_totals_frames_become_skill_results():
 @pytest.mark.parametrize("name,category", [("error-validation", "validation"),
                                            ("error-containment", "containment_unavailable")])
 def test_error_frames_become_errors(name, category):
-    session = Session()
+    session = Transcript()
     session.handle(by_name(name)["value"])
     assert isinstance(session.error, ShellsupError)
     assert session.error.category == category
@@ -87,7 +99,7 @@ def test_error_frames_become_errors(name, category):
 
 
 def test_unknown_types_and_keys_are_ignored():
-    session = Session()
+    session = Transcript()
     session.handle({"type": "start", "future": 1})
     assert session.handle({"type": "hint", "x": [1, 2]}) is None
     assert session.handle({"type": "progress", "stream": "stdout", "text": "a", "new": True}) == ("stdout", "a")
@@ -147,7 +159,7 @@ def test_malformed_bodies_are_protocol_errors(body):
     [{"type": "start"}, {"type": "totals", "command": "x"}],  # keys missing
 ], ids=["progress-first", "bad-stream", "bytes-text", "two-starts", "totals-first", "short-totals"])
 def test_frames_out_of_order_or_incomplete_are_protocol_errors(frames):
-    session = Session()
+    session = Transcript()
     with pytest.raises(ShellsupError) as exc:
         for frame in frames:
             session.handle(frame)

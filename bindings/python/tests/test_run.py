@@ -111,6 +111,37 @@ def test_default_progress_writes_to_sys_stdout_and_stderr(capsys):
     assert captured.err == "to-err\n" == result["stderr"]
 
 
+def test_default_progress_says_when_the_budget_is_spent(capsys):
+    """A long output past the budget: the default progress shows the head, the
+    marker, then one line saying the rest goes uncaptured and how to keep its end."""
+    result = shell.run("seq 1 20000; echo the-end-with-the-failures >&2", budget=1000)
+    captured = capsys.readouterr()
+    assert result["truncated"] and captured.out == result["stdout"]
+    assert captured.out.endswith("\n... output truncated at 1000-byte capture limit ...\n")
+    assert captured.err == ("shellsup: the output goes on past the 1000-byte capture budget, neither captured nor shown; "
+                            'to keep its end pass capture="head+tail" (spill= keeps every byte)\n')
+    assert "the-end" not in result["stderr"]
+
+
+def test_default_progress_with_head_tail_says_the_end_is_kept(capsys):
+    result = shell.run("seq 1 20000; echo the-end >&2", budget=1000, capture="head+tail")
+    captured = capsys.readouterr()
+    assert "the-end" in result["stderr"], "head+tail keeps the end"
+    assert captured.err == ("shellsup: the output goes on past the 1000-byte capture budget, not shown here; "
+                            'the result keeps its end (capture="head+tail")\n')
+
+
+def test_default_progress_within_the_budget_adds_nothing(capsys):
+    shell.run("seq 1 10", budget=1000)
+    assert capsys.readouterr() == ("".join(f"{i}\n" for i in range(1, 11)), "")
+
+
+def test_help_of_run_says_where_the_output_goes_past_the_budget():
+    doc = " ".join(shell.run.__doc__.split())
+    assert 'the default then prints one line on sys.stderr saying that the rest of the output is neither captured nor shown, and that ``capture="head+tail"`` keeps its end' in doc
+    assert 'capture="head+tail"' in " ".join(shell.print_progress.__doc__.split())
+
+
 def test_progress_none_is_silent(capsys):
     shell.run("echo quiet; echo quiet >&2", progress=None)
     assert capsys.readouterr() == ("", "")

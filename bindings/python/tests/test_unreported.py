@@ -142,6 +142,7 @@ def test_a_straggler_raises_cleanup_error_with_the_result(leaks, frozen_cgroup, 
     assert err.category == "cleanup_incomplete" and isinstance(err, shell.ShellsupError)
     result = err.result
     assert result["exitCode"] == 0 and "ready" in result["stdout"]  # bash itself exited normally
+    assert result.status == "failed"  # shellsup cannot stand behind a run it did not clean up
     (straggler,) = result.cleanup["stragglers"]
     assert straggler["comm"] == "sleep" and straggler["state"] == "D"
     assert f"pid {straggler['pid']} 'sleep' state D" in str(err)

@@ -10,19 +10,21 @@ import pytest
 import shellsup as shell
 
 TIMEOUT_RANGE = "timeout must be greater than 0 and at most 600 seconds"
+# A timeout over the maximum points to a job's lifetime, in the binary's words.
+LONGER = "; a longer run is a job: give it a lifetime instead (--lifetime, lifetime=, Lifetime) of up to 604800 seconds (7 days)"
 
 # (id, keyword arguments, exact message or a fragment that must appear)
 ROWS = [
     ("timeout-0", dict(timeout=0), f"{TIMEOUT_RANGE} (got 0)"),
     ("timeout-0.0", dict(timeout=0.0), f"{TIMEOUT_RANGE} (got 0.0)"),
     ("timeout-neg", dict(timeout=-1), f"{TIMEOUT_RANGE} (got -1)"),
-    ("timeout-601", dict(timeout=601), f"{TIMEOUT_RANGE} (got 601)"),
-    ("timeout-600.5", dict(timeout=600.5), f"{TIMEOUT_RANGE} (got 600.5)"),
+    ("timeout-601", dict(timeout=601), f"{TIMEOUT_RANGE} (got 601){LONGER}"),
+    ("timeout-600.5", dict(timeout=600.5), f"{TIMEOUT_RANGE} (got 600.5){LONGER}"),
     ("timeout-nan", dict(timeout=math.nan), f"{TIMEOUT_RANGE} (got nan)"),
-    ("timeout-inf", dict(timeout=math.inf), f"{TIMEOUT_RANGE} (got inf)"),
+    ("timeout-inf", dict(timeout=math.inf), f"{TIMEOUT_RANGE} (got inf){LONGER}"),
     ("timeout-true", dict(timeout=True), "timeout must be a number of seconds greater than 0 and at most 600 (got True of type bool)"),
     ("timeout-str", dict(timeout="120"), 'timeout must be a number of seconds greater than 0 and at most 600 (got "120" of type str)'),
-    ("timeout-10**400", dict(timeout=10**400), f"{TIMEOUT_RANGE} (got 1000000000000000000000000000000000000000...(401 digits))"),
+    ("timeout-10**400", dict(timeout=10**400), f"{TIMEOUT_RANGE} (got 1000000000000000000000000000000000000000...(401 digits)){LONGER}"),
     ("timeout--10**400", dict(timeout=-10**400), f"{TIMEOUT_RANGE} (got -100000000000000000000000000000000000000...(402 digits))"),
     ("timeout-str-5", dict(timeout="5"), '(got "5" of type str)'),
     ("timeout-list", dict(timeout=[5]), "(got [5] of type list)"),
@@ -73,7 +75,7 @@ def test_refused_before_spawn(no_spawn, kwargs, message):
     assert exc.value.category == "validation"
     assert isinstance(exc.value, RuntimeError)
     assert message in str(exc.value)
-    if message.endswith(")") and "(got" in message and message.startswith(("timeout must be greater", "grace must", "budget must be at")):
+    if (message.endswith(")") or message.endswith(LONGER)) and "(got" in message and message.startswith(("timeout must be greater", "grace must", "budget must be at")):
         assert str(exc.value) == message
 
 
@@ -145,7 +147,7 @@ def test_none_means_the_default():
     from shellsup import _limits, _validate
 
     req = _validate.request("true", None, None, None, None, None)
-    assert (req.timeout, req.budget, req.grace_seconds) == (120, 65536, 2.0)
+    assert (req.deadline, req.budget, req.grace_seconds) == (_validate.Deadline("timeout", 120), 65536, 2.0)
     assert (_limits.DEFAULT_TIMEOUT, _limits.DEFAULT_BUDGET, _limits.DEFAULT_GRACE) == (120, 65536, 2)
     assert "--timeout" in req.argv("shellsup") and req.argv("shellsup")[req.argv("shellsup").index("--timeout") + 1] == "120"
 

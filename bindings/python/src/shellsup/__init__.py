@@ -16,8 +16,9 @@ variant; cancelling its task cancels the run.
 
 Guarantee: when ``run`` or ``run_async`` returns or raises after shellsup
 started, shellsup has reported the end of its cleanup, or the binding has
-given up after bounded waits (and says so on the exception). Not a goal:
-sandboxing. The command runs with this process's permissions, and work
+given up after bounded waits (and says so on the exception). Sandboxing is
+opt-in (``sandbox=``, ``network=False``; docs/sandbox.md): without it the
+command runs with this process's permissions. Work
 handed to daemons (``systemd-run``, an existing ``tmux`` server, ``at``) is
 not a descendant and is not stopped.
 """
@@ -35,6 +36,7 @@ from ._find import find_binary
 from ._interactive import check_interactive
 from ._job import Job, JobError, JobTimeoutError, Output, jobs, start, start_async
 from ._limits import DEFAULT_BUDGET, DEFAULT_TIMEOUT
+from ._progress import default_progress, print_progress
 from ._result import RESULT_KEYS, SkillResult
 from ._run import Run
 from ._validate import PathLike, check_progress, request
@@ -62,15 +64,6 @@ __all__ = [
 Progress = Optional[Callable[[str, str], Any]]
 
 
-def print_progress(stream: str, text: str) -> None:
-    """The default progress: write text to sys.stdout or sys.stderr and flush, as the skill did."""
-    out = sys.stderr if stream == "stderr" else sys.stdout
-    if out is None:  # pythonw, or a closed stream: nowhere to write
-        return
-    out.write(text)
-    out.flush()
-
-
 def run(
     command: str,
     cwd: Optional[str] = None,
@@ -94,6 +87,11 @@ def run(
     spill: Optional[PathLike] = None,
     spill_max: Optional[Union[int, str]] = None,
     capture: Optional[str] = None,
+    agent: bool = False,
+    sandbox: Optional[str] = None,
+    protect: Optional[Sequence[PathLike]] = None,
+    network: bool = True,
+    tidy: bool = False,
     pty: bool = False,
     pty_size: Optional[Tuple[int, int]] = None,
     idle_timeout: Optional[Union[int, float]] = None,
@@ -113,7 +111,12 @@ def run(
         as it arrives (``stream`` is ``"stdout"`` or ``"stderr"``). The
         default writes it to sys.stdout/sys.stderr; None turns it off. If it
         raises, the run is cancelled and cleaned up, then the exception
-        propagates.
+        propagates. Progress stops where the budget is spent (the
+        truncation marker is its last text), although the command may go
+        on: the default then prints one line on sys.stderr saying that the
+        rest of the output is neither captured nor shown, and that
+        ``capture="head+tail"`` keeps its end (a long ``make test`` keeps
+        its failures that way; ``spill=`` keeps every byte).
     env: None inherits ``os.environ``; a mapping *replaces* the environment
         entirely (as in subprocess), for shellsup and the command alike.
         Without ``HOME`` the command gets ``HOME=/nonexistent``, never the
@@ -176,6 +179,32 @@ def run(
         256 MiB. It needs spill.
     capture: what the result keeps past the budget: ``"head"`` (None, the
         default), ``"tail"`` or ``"head+tail"``.
+    tidy: tidy the captured text and progress (shellsup --tidy,
+        docs/tidy.md): escape sequences and controls removed, carriage
+        returns applied (a redrawn progress line keeps its final state),
+        runs of identical lines folded, a binary stream replaced by one
+        line. The budget counts the tidied text; spill files keep the raw
+        bytes. ``result.streams`` says, per stream, what was tidied away.
+
+    agent: one switch for an agent harness's defaults (shellsup
+        ``--agent``): agent_env, scrub_env, tidied output and capture
+        ``"head+tail"``; still a login shell. A capture given as well wins.
+        To leave out another part, pass the parts wanted one by one instead
+        (``scrub_env=False`` cannot be told from not passing it).
+    The sandbox, off by default:
+
+    sandbox: what the command may write (shellsup --sandbox,
+        docs/sandbox.md): ``"read-only"`` (only a private TMPDIR, 0700,
+        removed at cleanup, and /dev/null-like devices), ``"workspace-write"``
+        (also workspace=, which it needs) or ``"none"``/None. The kernel
+        (Landlock) enforces it on every process of the command; where it
+        cannot, ShellsupError "containment_unavailable" and nothing runs.
+    protect: with ``"workspace-write"``, directories of the workspace kept
+        read-only (relative to it, or absolute).
+    network: False gives the command a network of its own with only
+        loopback up (shellsup --no-network); where no namespace can be
+        made, Landlock denies every TCP connect and bind (the result's
+        ``sandbox["network"]`` says which).
 
     Interactive programs (docs/interactive.md): pty=True runs the command on
     a terminal (pty_size: (cols, rows), default (80, 24)); a program that
@@ -196,9 +225,11 @@ def run(
     req = request(command, cwd, timeout, budget, grace, env, max_procs, max_memory, pidns, user=user,
                   no_login=no_login,
                   scrub_env=scrub_env, agent_env=agent_env, env_allow=env_allow, workspace=workspace, redact=redact,
-                  redact_patterns=redact_patterns, spill=spill, spill_max=spill_max, capture=capture)
+                  redact_patterns=redact_patterns, spill=spill, spill_max=spill_max, capture=capture, agent=agent, tidy=tidy,
+                  sandbox=sandbox, protect=protect, network=network)
     req = dataclasses.replace(req, interactive=check_interactive(pty, pty_size, False, idle_timeout, run=True))
     progress = check_progress(progress)
+    progress = default_progress(progress, capture)
     runner = Run(req, find_binary(), progress)
     runner.start()
     return runner.wait()
@@ -227,6 +258,11 @@ async def run_async(
     spill: Optional[PathLike] = None,
     spill_max: Optional[Union[int, str]] = None,
     capture: Optional[str] = None,
+    agent: bool = False,
+    sandbox: Optional[str] = None,
+    protect: Optional[Sequence[PathLike]] = None,
+    network: bool = True,
+    tidy: bool = False,
     pty: bool = False,
     pty_size: Optional[Tuple[int, int]] = None,
     idle_timeout: Optional[Union[int, float]] = None,
@@ -243,7 +279,9 @@ async def run_async(
     req = request(command, cwd, timeout, budget, grace, env, max_procs, max_memory, pidns, user=user,
                   no_login=no_login,
                   scrub_env=scrub_env, agent_env=agent_env, env_allow=env_allow, workspace=workspace, redact=redact,
-                  redact_patterns=redact_patterns, spill=spill, spill_max=spill_max, capture=capture)
+                  redact_patterns=redact_patterns, spill=spill, spill_max=spill_max, capture=capture, agent=agent, tidy=tidy,
+                  sandbox=sandbox, protect=protect, network=network)
     req = dataclasses.replace(req, interactive=check_interactive(pty, pty_size, False, idle_timeout, run=True))
     progress = check_progress(progress)
+    progress = default_progress(progress, capture)
     return await AsyncRun(req, find_binary(), progress).wait()

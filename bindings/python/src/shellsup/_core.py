@@ -1,7 +1,7 @@
 """The rules of one run, free of I/O, shared by every driver.
 
-A driver (``_run.Run`` for run(), ``_async.AsyncRun`` for run_async(); a
-background job is meant to be a third) owns the I/O. It spawns shellsup with
+A driver (``_run.Run`` for run() and for a background job, which runs one
+on a thread of its own; ``_async.AsyncRun`` for run_async()) owns the I/O. It spawns shellsup with
 ``Core.argv``, feeds the core what it reads, tells it what happened and when
 (monotonic seconds), and carries out the actions the core queues (``take``).
 The core owns every decision:
@@ -38,7 +38,7 @@ from typing import Any, Callable, Collection, List, Mapping, Optional, Tuple
 from . import _frames, _leaf, _limits
 from ._errors import EXEC_FAILED, PROTOCOL, CleanupError, ShellsupError
 from ._result import SkillResult
-from ._session import Session, add_note
+from ._transcript import Transcript, add_note
 from ._validate import Request
 
 # Actions a driver carries out, in the order queued.
@@ -72,7 +72,7 @@ class Core:
     def __init__(self, request: Request, binary: str) -> None:
         self.request = request
         self.binary = binary
-        self.session = Session()
+        self.session = Transcript()  # the frames so far
         self.phase = NEW
         self.deadline = math.inf  # monotonic; what its passing means depends on the phase
         self.pending: Optional[BaseException] = None  # the first exception; raised at the end
@@ -113,7 +113,7 @@ class Core:
         """shellsup exists: arm the run's deadline, and send a cancel that came early."""
         request = self.request
         self.phase = RUNNING
-        self.deadline = now + request.timeout + request.grace_seconds + _limits.WATCHDOG_MARGIN
+        self.deadline = now + request.deadline.seconds + request.grace_seconds + _limits.WATCHDOG_MARGIN
         if self._cancel_wanted:
             self.cancel(now)
 
@@ -346,7 +346,7 @@ class Core:
 
     def _run_wait_text(self) -> str:
         r = self.request
-        return f"{_secs(r.timeout)} s timeout + {_secs(r.grace_seconds)} s grace + {_secs(_limits.WATCHDOG_MARGIN)} s"
+        return f"{_secs(r.deadline.seconds)} s {r.deadline.kind} + {_secs(r.grace_seconds)} s grace + {_secs(_limits.WATCHDOG_MARGIN)} s"
 
     def _cleanup_wait_text(self) -> str:
         return f"{_secs(self.request.grace_seconds)} s grace + {_secs(_limits.WATCHDOG_MARGIN)} s"

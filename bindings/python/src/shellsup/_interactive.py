@@ -68,9 +68,8 @@ def check_interactive(pty: Any = False, pty_size: Any = None, stdin: Any = False
 
 
 def annotate(result: Any, totals: Any) -> None:
-    """The totals' interactive fields as the result's attributes: status ("idle", "needs_input" or None),
-    idle, needs_input and prompt."""
-    result.status = totals.get("status") if isinstance(totals.get("status"), str) else None
+    """The totals' interactive fields as the result's attributes: idle, needs_input and prompt (result.status
+    says "idle" or "needs_input" then)."""
     result.idle = totals.get("idle") is True
     result.needs_input = totals.get("needsInput") is True
     prompt = totals.get("prompt")

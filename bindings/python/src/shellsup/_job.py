@@ -33,13 +33,13 @@ from . import _frames, _interactive, _limits
 from ._interactive import check_interactive
 from ._errors import JobError, JobTimeoutError, ShellsupError
 from ._find import find_binary
-from ._jobargs import JobRequest, check_lifetime, check_name, check_wait_timeout
+from ._jobargs import JobRequest, check_name, check_wait_timeout
 from ._limits import DEFAULT_BUDGET, DEFAULT_LIFETIME, DEFAULT_SPILL_MAX
 from ._probe import PORTS_WAIT, Probe
 from ._result import SkillResult
 from ._run import Run
 from ._spillread import SpillReader, tail_lines
-from ._validate import PathLike, Request, check_grace, check_spill_dir, check_spill_max, invalid, quote, request
+from ._validate import LIFETIME, PathLike, Request, check_grace, check_spill_dir, check_spill_max, invalid, quote, request
 
 READ_LIMIT = 64 * 1024  # bytes of both streams one read() returns at most
 START_WAIT = 60.0  # seconds start() waits for shellsup's start frame
@@ -608,6 +608,11 @@ def start(
     redact: bool = False,
     redact_patterns: Optional[Sequence[str]] = None,
     capture: Optional[str] = None,
+    agent: bool = False,
+    sandbox: Optional[str] = None,
+    protect: Optional[Sequence[PathLike]] = None,
+    network: bool = True,
+    tidy: bool = False,
     pty: bool = False,
     pty_size: Optional[Tuple[int, int]] = None,
     stdin: bool = False,
@@ -633,10 +638,10 @@ def start(
     value, with nothing spawned.
     """
     _refuse_extra(extra)
-    base = request(command, cwd, 1, budget, grace, env, max_procs, max_memory, pidns, user=user,  # 1: replaced by the lifetime
+    base = request(command, cwd, lifetime, budget, grace, env, max_procs, max_memory, pidns, user=user, kind=LIFETIME,
                    no_login=no_login, scrub_env=scrub_env, agent_env=agent_env, env_allow=env_allow, workspace=workspace,
-                   redact=redact, redact_patterns=redact_patterns, capture=capture)
-    life = check_lifetime(lifetime)
+                   redact=redact, redact_patterns=redact_patterns, capture=capture, agent=agent, tidy=tidy,
+                   sandbox=sandbox, protect=protect, network=network)
     spill_dir = check_spill_dir(spill)
     limit = check_spill_max(spill_max, spill_dir, needs_spill=False)
     label = check_name(name, base.command)
@@ -645,9 +650,8 @@ def start(
     if spill_dir is None:
         owned = spill_dir = tempfile.mkdtemp(prefix="shellsup-job-")  # mode 0700
     values = {f.name: getattr(base, f.name) for f in fields(Request)}
-    values["timeout"] = life
     values["interactive"] = check_interactive(pty, pty_size, stdin, idle_timeout)
-    req = JobRequest(**values, lifetime=life, spill_dir=spill_dir, spill_max=limit)
+    req = JobRequest(**values, spill_dir=spill_dir, spill_max=limit)
     job = Job(req, binary, label, owned)
     if owned is not None:
         with _registry_lock:

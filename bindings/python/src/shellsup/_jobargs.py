@@ -1,4 +1,4 @@
-"""Checking a job's arguments, and the job's request (lifetime and spill instead of a timeout)."""
+"""Checking a job's arguments, and the job's request (a run request with spill files always on)."""
 
 from __future__ import annotations
 
@@ -6,24 +6,20 @@ import math
 import re
 import urllib.parse
 from dataclasses import dataclass
-from typing import Any, List, Optional, Pattern, Union
+from typing import Any, List, Optional, Pattern
 
-from ._limits import DEFAULT_LIFETIME, MAX_LIFETIME
-from ._validate import Request, _in_range, _is_number, _shown, invalid, quote
+from ._validate import Request, invalid, quote
 
 
 @dataclass(frozen=True)
 class JobRequest(Request):
-    """A run request with a lifetime instead of a timeout, and a spill directory."""
+    """A run request whose deadline is a lifetime (kind LIFETIME), with a spill directory."""
 
-    lifetime: float = DEFAULT_LIFETIME
     spill_dir: str = ""
     spill_max: Optional[int] = None
 
     def argv(self, binary: str) -> List[str]:
         args = super().argv(binary)
-        at = args.index("--timeout")
-        args[at: at + 2] = ["--lifetime", args[at + 1]]
         extra = ["--spill", self.spill_dir]
         if self.spill_max is not None:
             extra += ["--spill-max", str(self.spill_max)]
@@ -32,19 +28,6 @@ class JobRequest(Request):
 
 
 # -- checking a job's arguments ----------------------------------------------------
-
-
-def check_lifetime(lifetime: Any) -> Union[int, float]:
-    """None (DEFAULT_LIFETIME), or seconds greater than 0 and at most MAX_LIFETIME,
-    checked as run() checks a timeout."""
-    if lifetime is None:
-        return DEFAULT_LIFETIME
-    if not _is_number(lifetime):
-        raise invalid(f"lifetime must be a number of seconds greater than 0 and at most {MAX_LIFETIME} (7 days) "
-                      f"(got {quote(lifetime)} of type {type(lifetime).__name__})")
-    if not _in_range(lifetime, 0, MAX_LIFETIME, low_open=True):
-        raise invalid(f"lifetime must be greater than 0 and at most {MAX_LIFETIME} seconds (7 days) (got {_shown(lifetime)})")
-    return lifetime
 
 
 def check_name(name: Any, command: str) -> str:

@@ -33,6 +33,10 @@ LIMITS: Dict[str, Any] = {
     "spillMax": {"default": 268435456, "min": 0},
     # the largest byte count shellsup reads (2**62), for max_memory and spill_max
     "byteCountMax": 4611686018427387904,
+    # seconds the cleanup takes at most past the grace: the kill loop, the
+    # last kills' landing, the drain of pipes held from outside, totals to a
+    # parent that is gone. WATCHDOG_MARGIN is set above their sum.
+    "cleanup": {"killSeconds": 3, "landingSeconds": 0.1, "drainSeconds": 0.5, "goneFlushSeconds": 1},
 }
 
 DEFAULT_TIMEOUT = LIMITS["timeout"]["default"]
@@ -53,6 +57,7 @@ MAX_LIFETIME = LIMITS["lifetime"]["max"]
 DEFAULT_SPILL_MAX = LIMITS["spillMax"]["default"]
 MIN_SPILL_MAX = LIMITS["spillMax"]["min"]
 MAX_BYTE_COUNT = LIMITS["byteCountMax"]
+CLEANUP_BOUND = sum(LIMITS["cleanup"].values())  # seconds past the grace
 
 # WATCHDOG_MARGIN: seconds the binding waits beyond what shellsup promises
 # (timeout + grace for a run; grace for a cleanup after a cancel or a

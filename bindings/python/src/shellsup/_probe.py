@@ -12,19 +12,17 @@ import math
 import os
 import re
 import socket
+import threading
 import time
 import urllib.error
 import urllib.request
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Dict, List, Optional, Protocol
 
 from . import _frames
-from ._errors import JobTimeoutError
+from ._errors import JobError, JobTimeoutError
 from ._jobargs import check_pattern, check_port, check_url, check_wait_timeout
 from ._spillread import SpillReader
 from ._validate import invalid, quote
-
-if TYPE_CHECKING:
-    from ._job import Job
 
 SCAN_CARRY = 64 * 1024  # characters a pattern may span across two scans
 SCAN_STEP = 1 << 20  # bytes of each stream one scan reads
@@ -33,10 +31,25 @@ PROBE_TIMEOUT = 2.0  # seconds one connect or HTTP request may take
 STREAMS = ("stdout", "stderr")
 
 
+class Target(Protocol):
+    """What a probe needs of the job it waits on (a _job.Job; this module
+    does not import _job, which imports it)."""
+
+    name: str
+    spill: str
+    _finished: threading.Event
+
+    def _end(self, stream: str, ended: bool) -> int: ...
+
+    def _ask_ports(self, query: bytes, timeout: float) -> List[Dict[str, Any]]: ...
+
+    def _ended_error(self, waiting_for: str) -> JobError: ...
+
+
 class Probe:
     """The conditions of one wait_for(), checked one bounded step at a time."""
 
-    def __init__(self, job: "Job", pattern: Any, port: Any, url: Any, timeout: Any) -> None:
+    def __init__(self, job: Target, pattern: Any, port: Any, url: Any, timeout: Any) -> None:
         self.job = job
         self.pattern = check_pattern(pattern)
         self.port = check_port(port)

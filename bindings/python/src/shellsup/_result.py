@@ -36,14 +36,29 @@ class SkillResult(dict):
     meant in the skill (see the README). ``await result`` resolves to the
     result itself, as the skill's result did.
 
-    Beyond the keys, two attributes carry what shellsup adds:
+    Beyond the keys, attributes carry what shellsup adds:
 
+    - ``status``: how the run ended, one word (the README's "How a run
+      ended"): ``"exited"``, ``"signaled"``, ``"timeout"``, ``"cancelled"``,
+      ``"oom"`` or ``"failed"`` (the last only on CleanupError's result, or
+      when bash's status was never learned); expect further words
+      (``"idle"``, ``"needs_input"``) from interactive runs. None from a
+      shellsup too old to say.
     - ``cancel_reason``: why the run was cancelled (``"request"``,
       ``"signal"``, ``"parent-gone"``, ``"protocol"``), or None.
     - ``cleanup``: what cleanup did, a dict with ``tier``, ``trigger``,
       ``signalled``, ``killed``, ``reaped``, ``rounds``, ``stragglers``,
       ``ms``, ``drainTimedOut`` and ``stragglersOmitted``. ``stragglers`` lists processes that could
       not be killed; it is empty when nothing survived.
+    - ``sandbox``: what the sandbox enforced (sandbox=, network=False), a
+      dict with ``mode``, ``writable``, ``network`` (``"host"``,
+      ``"loopback"`` or ``"none"``), ``via`` and ``tmpDir``; None without
+      one (docs/sandbox.md).
+    - ``streams``: what became of each stream's bytes on their way to text,
+      ``{"stdout": {...}, "stderr": {...}}``, each with ``lossyBytes`` (raw
+      bytes that became U+FFFD), ``binary`` (a NUL byte, or more than 819
+      bytes, 10% of 8 KiB, of the first 8 KiB lost) and ``tidiedBytes`` (with tidy=True, the bytes
+      the tidier took out less those it put in; docs/tidy.md).
     """
 
     def __init__(
@@ -52,12 +67,17 @@ class SkillResult(dict):
         *,
         cancel_reason: Optional[str] = None,
         cleanup: Optional[Dict[str, Any]] = None,
+        status: Optional[str] = None,
+        sandbox: Optional[Dict[str, Any]] = None,
+        streams: Optional[Dict[str, Dict[str, Any]]] = None,
     ) -> None:
         super().__init__(data)
+        self.status = status
         self.cancel_reason = cancel_reason
         self.cleanup: Dict[str, Any] = dict(cleanup or {})
-        # Interactive runs (docs/interactive.md): "idle" or "needs_input", else None; the prompt with needs_input.
-        self.status: Optional[str] = None
+        self.sandbox: Optional[Dict[str, Any]] = dict(sandbox) if sandbox else None
+        self.streams: Dict[str, Dict[str, Any]] = dict(streams or {})
+        # Interactive runs (docs/interactive.md): status "idle" or "needs_input"; the prompt with needs_input.
         self.idle = False
         self.needs_input = False
         self.prompt: Optional[str] = None
@@ -91,12 +111,28 @@ def from_totals(frame: Mapping[str, Any]) -> SkillResult:
 
         raise ShellsupError(f"protocol: totals frame from shellsup lacks {', '.join(missing)}", PROTOCOL)
     cleanup = frame.get("cleanup")
+    status = frame.get("status")
     result = SkillResult(
         {key: frame[key] for key in RESULT_KEYS},
         cancel_reason=frame.get("cancelReason") or None,
         cleanup=cleanup if isinstance(cleanup, dict) else {},
+        status=status if isinstance(status, str) else None,
+        sandbox=frame.get("sandbox") if isinstance(frame.get("sandbox"), dict) else None,
+        streams=_streams(frame),
     )
     from ._interactive import annotate
 
     annotate(result, frame)
     return result
+
+
+def _streams(frame: Mapping[str, Any]) -> Dict[str, Dict[str, Any]]:
+    """The per-stream text accounting of a totals frame (stdoutLossyBytes, …)."""
+    return {
+        name: {
+            "lossyBytes": frame.get(name + "LossyBytes", 0),
+            "binary": frame.get(name + "Binary", False),
+            "tidiedBytes": frame.get(name + "TidiedBytes", 0),
+        }
+        for name in ("stdout", "stderr")
+    }

@@ -22,11 +22,13 @@ from ._limits import (
     DEFAULT_BUDGET,
     DEFAULT_SPILL_MAX,
     DEFAULT_GRACE,
+    DEFAULT_LIFETIME,
     DEFAULT_TIMEOUT,
     MAX_BUDGET,
     MAX_BYTE_COUNT,
     MAX_COMMAND_BYTES,
     MAX_GRACE,
+    MAX_LIFETIME,
     MAX_TIMEOUT,
     MIN_BUDGET,
     MIN_GRACE,
@@ -35,8 +37,13 @@ from ._limits import (
     marker,
 )
 
-__all__ = ["PathLike", "Request", "ShellOptions", "request", "check_progress", "invalid", "quote", "marker",
+__all__ = ["Deadline", "PathLike", "Request", "ShellOptions", "request", "check_progress", "invalid", "quote", "marker",
            "parse_bytes"]
+
+# What a timeout over the maximum points to, in the binary's words (Go's
+# request.LongerThanTimeout).
+LONGER_THAN_TIMEOUT = (f"a longer run is a job: give it a lifetime instead (--lifetime, lifetime=, Lifetime) "
+                       f"of up to {MAX_LIFETIME} seconds (7 days)")
 
 # A path argument: str, bytes or os.PathLike (run()'s cwd, workspace, spill; start()'s too).
 PathLike = Union[str, bytes, "os.PathLike[str]"]
@@ -61,6 +68,11 @@ class ShellOptions:
     spill: Optional[str] = None  # absolute
     spill_max: Optional[int] = None
     capture: Optional[str] = None
+    agent: bool = False  # --agent: an agent harness's defaults; a capture given as well wins
+    sandbox: Optional[str] = None  # --sandbox MODE
+    protect: Tuple[str, ...] = ()  # --protect DIR, each
+    no_network: bool = False  # --no-network
+    tidy: bool = False
 
     def flags(self) -> List[str]:
         """shellsup's flags for these options, in --name=value form (a value
@@ -80,7 +92,33 @@ class ShellOptions:
             flags.append("--spill-max=" + str(self.spill_max))
         if self.capture is not None:
             flags.append("--capture=" + self.capture)
+        if self.agent:
+            flags.append("--agent")
+        if self.sandbox is not None:
+            flags.append("--sandbox=" + self.sandbox)
+        flags += ["--protect=" + p for p in self.protect]
+        if self.no_network:
+            flags.append("--no-network")
+        if self.tidy:
+            flags.append("--tidy")
         return flags
+
+
+TIMEOUT = "timeout"  # a call's deadline: run()
+LIFETIME = "lifetime"  # a job's: start()
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """The one time limit of a run: a call's timeout or a job's lifetime
+    (kind), in seconds. shellsup gets exactly one option for it,
+    --timeout or --lifetime, and the watchdog measures it alike."""
+
+    kind: str  # TIMEOUT or LIFETIME
+    seconds: Union[int, float]
+
+    def flags(self) -> List[str]:
+        return ["--" + self.kind, _number(self.seconds)]
 
 
 @dataclass(frozen=True)
@@ -89,7 +127,7 @@ class Request:
 
     command: str
     cwd: str  # absolute
-    timeout: Union[int, float]
+    deadline: Deadline
     budget: int
     grace: Optional[Union[int, float]]
     env: Optional[Dict[Union[str, bytes], Union[str, bytes]]]
@@ -102,8 +140,7 @@ class Request:
 
     def argv(self, binary: str) -> List[str]:
         """shellsup's command line in frames mode."""
-        args = [binary, "--frames", "--timeout", _number(self.timeout), "--cwd", self.cwd,
-                "--budget", str(self.budget)]
+        args = [binary, "--frames", *self.deadline.flags(), "--cwd", self.cwd, "--budget", str(self.budget)]
         if self.grace is not None:
             args += ["--grace", _number(self.grace)]
         if self.max_procs is not None:
@@ -187,8 +224,28 @@ def check_timeout(timeout: Any) -> Union[int, float]:
             f"(got {quote(timeout)} of type {type(timeout).__name__})"
         )
     if not _in_range(timeout, 0, MAX_TIMEOUT, low_open=True):
-        raise invalid(f"timeout must be greater than 0 and at most {MAX_TIMEOUT} seconds (got {_shown(timeout)})")
+        longer = f"; {LONGER_THAN_TIMEOUT}" if timeout > MAX_TIMEOUT else ""
+        raise invalid(f"timeout must be greater than 0 and at most {MAX_TIMEOUT} seconds (got {_shown(timeout)}){longer}")
     return timeout
+
+
+def check_lifetime(lifetime: Any) -> Union[int, float]:
+    """None (DEFAULT_LIFETIME), or seconds greater than 0 and at most MAX_LIFETIME,
+    checked as run() checks a timeout."""
+    if lifetime is None:
+        return DEFAULT_LIFETIME
+    if not _is_number(lifetime):
+        raise invalid(f"lifetime must be a number of seconds greater than 0 and at most {MAX_LIFETIME} (7 days) "
+                      f"(got {quote(lifetime)} of type {type(lifetime).__name__})")
+    if not _in_range(lifetime, 0, MAX_LIFETIME, low_open=True):
+        raise invalid(f"lifetime must be greater than 0 and at most {MAX_LIFETIME} seconds (7 days) (got {_shown(lifetime)})")
+    return lifetime
+
+
+def check_deadline(kind: str, seconds: Any) -> Deadline:
+    """A timeout (run()) or a lifetime (start()), checked by its own rule."""
+    check = check_lifetime if kind == LIFETIME else check_timeout
+    return Deadline(kind, check(seconds))
 
 
 def check_grace(grace: Any) -> Optional[Union[int, float]]:
@@ -466,10 +523,45 @@ def check_capture(capture: Any) -> Optional[str]:
     return capture
 
 
+# The values of sandbox=, as shellsup's --sandbox takes them (docs/sandbox.md).
+SANDBOX_MODES = ("read-only", "workspace-write", "none")
+
+
+def check_sandbox(sandbox: Any, workspace: Optional[str], protect: Any, network: Any) -> Tuple[Optional[str], Tuple[str, ...], bool]:
+    """sandbox=, protect= and network= as Go's request.ValidateSandbox checks
+    them; shellsup resolves the protected directories."""
+    if sandbox is not None and sandbox not in SANDBOX_MODES:
+        raise invalid(f"sandbox must be one of {', '.join(SANDBOX_MODES)}, or None (got {quote(sandbox)})")
+    if sandbox == "workspace-write" and workspace is None:
+        raise invalid("sandbox workspace-write needs --workspace DIR, the directory the command may write (got no workspace=)")
+    if protect is None:
+        protect = ()
+    if isinstance(protect, (str, bytes)) or not isinstance(protect, (list, tuple)):
+        raise invalid(f"protect must be a list of directories or None (got {quote(protect)})")
+    dirs = tuple(_protect_dir(d) for d in protect)
+    if dirs and sandbox != "workspace-write":
+        raise invalid(f"protect keeps directories of the workspace read-only and needs --sandbox workspace-write (got --sandbox {sandbox or 'none'})")
+    return sandbox, dirs, not check_flag("network", network)
+
+
+def _protect_dir(d: Any) -> str:
+    """A protect directory: absolute, or relative to the workspace (passed
+    as given; shellsup resolves it and checks it lies in the workspace)."""
+    try:
+        path = os.fsdecode(os.fspath(d))
+    except TypeError:
+        raise invalid(f"protect entries must be paths (got {quote(d)} of type {type(d).__name__})") from None
+    if os.path.isabs(path):
+        return check_directory("protect", path, must_exist=False)
+    if path == "" or "\0" in path:
+        raise invalid(f"protect must be a directory in the workspace, without NUL bytes (got {quote(path)})")
+    return path
+
+
 def shell_options(no_login: Any = False, scrub_env: Any = False, agent_env: Any = False, env_allow: Any = None,
                   workspace: Any = None,
                   redact: Any = False, redact_patterns: Any = None, spill: Any = None, spill_max: Any = None,
-                  capture: Any = None) -> ShellOptions:
+                  capture: Any = None, agent: Any = False, tidy: Any = False, sandbox: Any = None, protect: Any = None, network: Any = True) -> ShellOptions:
     """Check the pass-through options, in the order of run()'s signature."""
     no_login = check_flag("no_login", no_login)
     scrub_env = check_flag("scrub_env", scrub_env)
@@ -479,19 +571,23 @@ def shell_options(no_login: Any = False, scrub_env: Any = False, agent_env: Any 
     redact = check_flag("redact", redact)
     patterns = check_redact_patterns(redact_patterns)
     spill = check_spill_dir(spill)
+    mode, protected, no_network = check_sandbox(sandbox, workspace, protect, network)
     return ShellOptions(no_login=no_login, scrub_env=scrub_env, agent_env=agent_env, env_allow=allow,
                         workspace=workspace, redact=redact, redact_patterns=patterns, spill=spill,
-                        spill_max=check_spill_max(spill_max, spill), capture=check_capture(capture))
+                        spill_max=check_spill_max(spill_max, spill), capture=check_capture(capture),
+                        agent=check_flag("agent", agent), tidy=check_flag("tidy", tidy),
+                        sandbox=mode, protect=protected, no_network=no_network)
 
 
 def request(command: Any, cwd: Any, timeout: Any, budget: Any, grace: Any, env: Any,
             max_procs: Any = None, max_memory: Any = None, pidns: Any = False, user: Any = None,
-            **options: Any) -> Request:
-    """Check every argument, in the order of run()'s signature. options are
+            kind: str = TIMEOUT, **options: Any) -> Request:
+    """Check every argument, in the order of run()'s signature. timeout is
+    the deadline in seconds, a job's lifetime with kind LIFETIME. options are
     shell_options()'s; with a workspace, cwd None means the workspace."""
     command = check_command(command)
     given_cwd = None if cwd is None else check_cwd(cwd)
-    timeout = check_timeout(timeout)
+    deadline = check_deadline(kind, timeout)
     budget = check_budget(budget)
     grace = check_grace(grace)
     env = check_env(env)
@@ -502,5 +598,5 @@ def request(command: Any, cwd: Any, timeout: Any, budget: Any, grace: Any, env: 
     opts = shell_options(**options)
     if given_cwd is None:
         given_cwd = opts.workspace if opts.workspace is not None else check_cwd(None)
-    return Request(command=command, cwd=given_cwd, timeout=timeout, budget=budget, grace=grace, env=env,
+    return Request(command=command, cwd=given_cwd, deadline=deadline, budget=budget, grace=grace, env=env,
                    max_procs=max_procs, max_memory=max_memory, pidns=pidns, user=user, options=opts)

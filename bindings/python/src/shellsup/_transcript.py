@@ -1,4 +1,4 @@
-"""What one run's frames have said so far, shared by the sync and async drivers."""
+"""What one run's frames have said so far (its transcript), shared by the sync and async drivers."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from ._result import SkillResult, from_totals
 STREAMS = ("stdout", "stderr")
 
 
-class Session:
+class Transcript:
     """Follows the frames of one run: start, progress… (ports answers among them), [timeout|cancel], totals; or error."""
 
     def __init__(self) -> None:

@@ -1,0 +1,497 @@
+//go:build linux
+
+package main
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/shellsup/shellsup/internal/proctest"
+	"github.com/shellsup/shellsup/protocol"
+)
+
+// sandboxUser is who runs a sandbox test: shellsup as root, as nobody, or
+// as root with --user nobody. uid is the command's.
+type sandboxUser struct {
+	name string
+	bin  func(t *testing.T, bin string) string // the binary (or wrapper) to run
+	args []string
+	uid  int // the command's
+	self int // shellsup's
+}
+
+func sandboxUsers() []sandboxUser {
+	same := func(t *testing.T, bin string) string { return bin }
+	return []sandboxUser{
+		{name: "root", bin: same, uid: 0},
+		{name: "nobody", bin: nobodyWrapper, uid: 65534, self: 65534},
+		{name: "root --user nobody", bin: same, args: []string{"--user", "nobody"}, uid: 65534},
+	}
+}
+
+// nobodyWrapper copies bin where nobody can run it and returns a wrapper
+// that execs the copy as nobody (uid and gid 65534, no groups), its stdout
+// on a pipe of nobody's.
+func nobodyWrapper(t *testing.T, bin string) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to become nobody")
+	}
+	dir := worldDir(t)
+	copy := filepath.Join(dir, "shellsup")
+	copyFile(t, proctest.Unwrapped(bin), copy)
+	wrapper := filepath.Join(dir, "as-nobody")
+	script := "#!/bin/sh\nexec setpriv --reuid=65534 --regid=65534 --clear-groups /bin/bash -c 'set -o pipefail; \"$0\" \"$@\" | cat' " +
+		strconv.Quote(copy) + ` "$@"` + "\n"
+	require.NoError(t, os.WriteFile(wrapper, []byte(script), 0o755))
+	return wrapper
+}
+
+// noAdminWrapper runs bin as root without CAP_SYS_ADMIN (as in a
+// container): no network namespace without a user namespace. The tier
+// wrapper is left out: --pidns needs CAP_SYS_ADMIN as root.
+func noAdminWrapper(t *testing.T, bin string) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	wrapper := filepath.Join(worldDir(t), "no-admin")
+	script := "#!/bin/sh\nexec setpriv --inh-caps=-sys_admin --bounding-set=-sys_admin " + strconv.Quote(proctest.Unwrapped(bin)) + ` "$@"` + "\n"
+	require.NoError(t, os.WriteFile(wrapper, []byte(script), 0o755))
+	return wrapper
+}
+
+// ownedDir is a new directory under /tmp (t.TempDir's parent is private to
+// root) owned by uid.
+func ownedDir(t *testing.T, uid int) string {
+	t.Helper()
+	dir := worldDir(t)
+	require.NoError(t, os.Chown(dir, uid, uid))
+	return dir
+}
+
+// sandboxPlace is a workspace, a HOME and a directory outside both, all
+// the command's user's, with a victim file outside and a link to it
+// inside.
+type sandboxPlace struct {
+	ws, home, out string
+}
+
+func newSandboxPlace(t *testing.T, uid int) sandboxPlace {
+	p := sandboxPlace{ws: ownedDir(t, uid), home: ownedDir(t, uid), out: ownedDir(t, uid)}
+	for _, f := range []string{filepath.Join(p.out, "victim"), filepath.Join(p.ws, "file")} {
+		require.NoError(t, os.WriteFile(f, []byte("orig\n"), 0o644))
+		require.NoError(t, os.Chown(f, uid, uid))
+	}
+	require.NoError(t, os.Mkdir(filepath.Join(p.ws, ".git"), 0o755))
+	require.NoError(t, os.Chown(filepath.Join(p.ws, ".git"), uid, uid))
+	require.NoError(t, os.Symlink(filepath.Join(p.out, "victim"), filepath.Join(p.ws, "link")))
+	require.NoError(t, os.Lchown(filepath.Join(p.ws, "link"), uid, uid))
+	return p
+}
+
+// sandboxProbe is a script that tries each write and prints one line per
+// try: "NAME rc=N MESSAGE".
+func sandboxProbe(p sandboxPlace, tmpName string) string {
+	tries := [][2]string{
+		{"home", `echo x > ` + p.home + `/x`}, // $HOME is the user's own under --user
+		{"tmp", `echo x > /tmp/` + tmpName},
+		{"parent", `echo x > ../x`},
+		{"inside", `echo x > ./inside`},
+		{"git", `echo x > .git/config`},
+		{"symlink-out", `echo pwned > link`},
+		{"ln-s-out", `ln -s "$PWD/file" ` + p.out + `/sym`},
+		{"rename-out", `mv file ` + p.out + `/moved`},
+		{"hardlink-in", `ln ` + p.out + `/victim hl && echo pwned > hl`},
+		{"hardlink-out", `ln file ` + p.out + `/hl2`},
+		{"truncate-out", `truncate -s 0 ` + p.out + `/victim`},
+		{"private-tmp", `echo t > "$TMPDIR/f" && [ "$(cat "$TMPDIR/f")" = t ] && [ "$(stat -c %a "$TMPDIR")" = 700 ]`},
+		{"tmp-locked", `mkdir -p "$TMPDIR/d/e" && touch "$TMPDIR/d/e/f" && ln -s / "$TMPDIR/d/root" && chmod 0 "$TMPDIR/d"`},
+		{"devnull", `echo x > /dev/null`},
+		{"signal-outside", `kill -0 $PPID`}, // shellsup, or the --pidns init
+		{"no-new-privs", `grep -q '^NoNewPrivs:[[:space:]]*1$' /proc/self/status`},
+	}
+	var b strings.Builder
+	for _, tr := range tries {
+		fmt.Fprintf(&b, "out=$( { %s; } 2>&1 ); echo %q rc=$? $out\n", tr[1], tr[0])
+	}
+	return b.String()
+}
+
+// probeLines maps each try's name to its line.
+func probeLines(stdout string) map[string]string {
+	m := map[string]string{}
+	for _, l := range strings.Split(stdout, "\n") {
+		name, rest, ok := strings.Cut(l, " ")
+		if ok {
+			m[name] = rest
+		}
+	}
+	return m
+}
+
+// assertDenied: the try failed, with EACCES or EROFS (or, for a link or
+// rename across directories, Landlock's EXDEV).
+func assertDenied(t *testing.T, lines map[string]string, name string) {
+	t.Helper()
+	l, ok := lines[name]
+	require.True(t, ok, "no line for %s in %v", name, lines)
+	assert.False(t, strings.HasPrefix(l, "rc=0"), "%s was allowed: %q", name, l)
+	assert.Regexp(t, "Permission denied|Read-only file system|Invalid cross-device link", l, name)
+}
+
+func assertAllowed(t *testing.T, lines map[string]string, name string) {
+	t.Helper()
+	assert.True(t, strings.HasPrefix(lines[name], "rc=0"), "%s was denied: %q", name, lines[name])
+}
+
+// TestSandboxWrites is acceptance 1's filesystem half, for each mode, as
+// root, as nobody and as root with --user nobody, with and without
+// --pidns: writes to $HOME, /tmp and ../ fail; links, renames and
+// truncation out of the workspace fail; the workspace (and its .git) is
+// writable only under workspace-write; the private TMPDIR works, is 0700
+// and is gone after the cleanup, which counts it. shellsup itself stays
+// unrestricted: it writes its spill files outside the workspace.
+func TestSandboxWrites(t *testing.T) {
+	for _, u := range sandboxUsers() {
+		for _, mode := range []string{"read-only", "workspace-write"} {
+			for _, tier := range [][]string{nil, {"--pidns"}} {
+				if u.name == "nobody" && tier != nil {
+					continue // TestSandboxNetwork covers an unprivileged --pidns sandbox
+				}
+				t.Run(u.name+"/"+mode+"/"+strings.Join(tier, ""), func(t *testing.T) {
+					testSandboxWrites(t, u, mode, tier)
+				})
+			}
+		}
+	}
+}
+
+func testSandboxWrites(t *testing.T, u sandboxUser, mode string, tier []string) {
+	p := newSandboxPlace(t, u.uid)
+	spill := ownedDir(t, u.self) // a spill directory must be shellsup's
+	tmpName := fmt.Sprintf("shellsup-sandbox-%d", time.Now().UnixNano())
+	t.Cleanup(func() { os.Remove("/tmp/" + tmpName) })
+	args := append([]string{"--no-login", "--sandbox", mode, "--workspace", p.ws, "--spill", spill}, u.args...)
+	args = append(args, tier...)
+	r := runShellsup(t, opts{bin: u.bin(t, shellsupBin), args: args, command: sandboxProbe(p, tmpName), env: []string{"HOME=" + p.home}})
+	tot := requireTotals(t, r)
+	lines := probeLines(tot.Stdout)
+	for _, name := range []string{"home", "tmp", "parent", "symlink-out", "ln-s-out", "rename-out", "hardlink-out", "truncate-out"} {
+		assertDenied(t, lines, name)
+	}
+	assertAllowed(t, lines, "private-tmp")
+	assertAllowed(t, lines, "tmp-locked") // and the cleanup removes it all (below), as nobody too
+	assertAllowed(t, lines, "devnull")
+	assertAllowed(t, lines, "no-new-privs")
+	assert.Regexp(t, "^rc=1 .*Operation not permitted", lines["signal-outside"], "Landlock's signal scope")
+	if mode == "workspace-write" {
+		assertAllowed(t, lines, "inside")
+		assertAllowed(t, lines, "git")
+	} else {
+		assertDenied(t, lines, "inside")
+		assertDenied(t, lines, "git")
+	}
+	for _, f := range []string{filepath.Join(p.home, "x"), "/tmp/" + tmpName, filepath.Join(filepath.Dir(p.ws), "x"), filepath.Join(p.out, "moved"), filepath.Join(p.out, "hl2"), filepath.Join(p.out, "sym")} {
+		assert.NoFileExists(t, f)
+	}
+	victim, err := os.ReadFile(filepath.Join(p.out, "victim"))
+	require.NoError(t, err)
+	assert.Equal(t, "orig\n", string(victim), "the file outside the workspace was changed")
+
+	require.NotNil(t, r.start.Sandbox)
+	sb := r.start.Sandbox
+	assert.Equal(t, mode, sb.Mode)
+	assert.Equal(t, "host", sb.Network)
+	assert.Equal(t, "landlock+landlock-scope", sb.Via, "this kernel has Landlock ABI 6 or later")
+	assert.Equal(t, sb, tot.Sandbox)
+	require.NotEmpty(t, sb.TmpDir)
+	assert.Contains(t, sb.Writable, sb.TmpDir)
+	assert.Equal(t, mode == "workspace-write", len(sb.Writable) > 0 && sb.Writable[0] == p.ws, "writable %v", sb.Writable)
+	assert.NoDirExists(t, sb.TmpDir, "the private TMPDIR outlived the run")
+	assert.Equal(t, 6, tot.Cleanup.TmpRemoved, "the private TMPDIR, f, d, e, e/f and the link")
+	require.NotNil(t, tot.Spill)
+	spilled, err := os.ReadFile(tot.Spill.Stdout)
+	require.NoError(t, err, "shellsup itself must stay unrestricted")
+	assert.Equal(t, tot.Stdout, string(spilled))
+}
+
+// TestSandboxProtect: --protect keeps a directory of the workspace
+// read-only; entries beside it stay writable, and nothing new can be made
+// directly in a directory on the way to it (docs/sandbox.md).
+func TestSandboxProtect(t *testing.T) {
+	p := newSandboxPlace(t, 0)
+	require.NoError(t, os.Mkdir(filepath.Join(p.ws, "src"), 0o755))
+	command := `out=$( { echo x > .git/config; } 2>&1 ); echo "git rc=$? $out"
+out=$( { echo x > src/a; } 2>&1 ); echo "src rc=$? $out"
+out=$( { echo x >> file; } 2>&1 ); echo "file rc=$? $out"
+out=$( { echo x > newtop; } 2>&1 ); echo "newtop rc=$? $out"`
+	r := runShellsup(t, opts{args: []string{"--no-login", "--sandbox", "workspace-write", "--workspace", p.ws, "--protect", ".git"}, command: command})
+	tot := requireTotals(t, r)
+	lines := probeLines(tot.Stdout)
+	assertDenied(t, lines, "git")
+	assertAllowed(t, lines, "src")
+	assertAllowed(t, lines, "file")
+	assertDenied(t, lines, "newtop")
+	assert.NoFileExists(t, filepath.Join(p.ws, ".git", "config"))
+	assert.NotContains(t, tot.Sandbox.Writable, p.ws, "the workspace is not writable as a whole")
+	assert.Contains(t, tot.Sandbox.Writable, filepath.Join(p.ws, "src"))
+}
+
+// hostListener listens on 127.0.0.1 in the test's (the host's) network
+// namespace and counts the connections it accepts.
+func hostListener(t *testing.T) (port int, accepted *atomic.Int32) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { l.Close() })
+	accepted = new(atomic.Int32)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			_, _ = io.Copy(io.Discard, c)
+			c.Close()
+		}
+	}()
+	return l.Addr().(*net.TCPAddr).Port, accepted
+}
+
+// networkProbe connects to the host's listener (python3, curl, and bash's
+// /dev/tcp posting $(env), the injection), then starts a server on
+// 127.0.0.1 and connects to it.
+func networkProbe(port int) string {
+	return fmt.Sprintf(`python3 -c 'import socket; socket.create_connection(("127.0.0.1", %[1]d), timeout=2)' 2>/dev/null; echo "python rc=$?"
+curl -s -m 2 --data "$(env)" http://127.0.0.1:%[1]d/ >/dev/null 2>&1; echo "curl rc=$?"
+{ env > /dev/tcp/127.0.0.1/%[1]d; } 2>/dev/null; echo "devtcp rc=$?"
+python3 -c '
+import socket, threading
+l = socket.socket(); l.bind(("127.0.0.1", 0)); l.listen()
+def serve():
+    c, _ = l.accept(); c.sendall(b"hello"); c.close()
+threading.Thread(target=serve, daemon=True).start()
+print("own", socket.create_connection(l.getsockname(), timeout=2).recv(5).decode())
+' 2>/dev/null || echo "own failed"`, port)
+}
+
+// TestSandboxNetwork is acceptance 1's network half: under --no-network
+// the host's listener on 127.0.0.1 is unreachable (python3, curl, and the
+// $(env) injection reach nothing), while a server the command starts on
+// 127.0.0.1 answers it where the command has a network namespace of its
+// own: as root, and with --pidns also as nobody. Without either, nobody's
+// run falls back to Landlock TCP rules, and the report says so.
+func TestSandboxNetwork(t *testing.T) {
+	cases := []struct {
+		name      string
+		user      sandboxUser
+		args      []string
+		network   string
+		via       string
+		ownServer bool
+	}{
+		{"root", sandboxUsers()[0], nil, "loopback", "netns", true},
+		{"root --pidns", sandboxUsers()[0], []string{"--pidns"}, "loopback", "netns", true},
+		{"root --user nobody read-only", sandboxUsers()[2], []string{"--sandbox", "read-only"}, "loopback", "landlock+landlock-scope+netns", true},
+		{"nobody --pidns read-only", sandboxUsers()[1], []string{"--pidns", "--sandbox", "read-only"}, "loopback", "landlock+landlock-scope+netns", true},
+		{"nobody", sandboxUsers()[1], nil, "none", "landlock-tcp+landlock-scope", false},
+		{"root without CAP_SYS_ADMIN", sandboxUser{name: "root -sys_admin", bin: noAdminWrapper}, nil, "none", "landlock-tcp+landlock-scope", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			port, accepted := hostListener(t)
+			args := append([]string{"--no-login", "--no-network", "--cwd", "/"}, c.user.args...)
+			args = append(args, c.args...)
+			r := runShellsup(t, opts{bin: c.user.bin(t, shellsupBin), args: args, command: networkProbe(port)})
+			tot := requireTotals(t, r)
+			lines := probeLines(tot.Stdout)
+			for _, name := range []string{"python", "curl", "devtcp"} {
+				assert.NotEqual(t, "rc=0", lines[name], "%s reached the host's listener", name)
+			}
+			assert.Zero(t, accepted.Load(), "the host's listener was reached")
+			if c.ownServer {
+				assert.Equal(t, "hello", lines["own"], "the command's own server on 127.0.0.1; stdout %q", tot.Stdout)
+			}
+			require.NotNil(t, tot.Sandbox)
+			assert.NotNil(t, tot.Sandbox.Writable, "a list, empty without filesystem rules")
+			assert.Equal(t, c.network, tot.Sandbox.Network)
+			assert.Equal(t, c.via, tot.Sandbox.Via)
+		})
+	}
+	t.Run("control: without --no-network the listener is reached", func(t *testing.T) {
+		port, accepted := hostListener(t)
+		r := runShellsup(t, opts{args: []string{"--no-login"}, command: networkProbe(port)})
+		tot := requireTotals(t, r)
+		assert.Equal(t, "rc=0", probeLines(tot.Stdout)["python"])
+		assert.Positive(t, accepted.Load())
+		assert.Nil(t, tot.Sandbox)
+	})
+}
+
+// TestSandboxRefused is acceptance 2: where the kernel lacks what a mode
+// needs (simulated through the test seam), the run is refused with exit
+// 125, containment_unavailable and the reason, and nothing is spawned.
+func TestSandboxRefused(t *testing.T) {
+	ws := worldDir(t)
+	cases := []struct {
+		name, kernel string
+		nobody       bool
+		args         []string
+		msg          string
+	}{
+		{"read-only without Landlock", "landlock=0", false, []string{"--sandbox", "read-only"}, "Landlock is disabled"},
+		{"workspace-write without Landlock", "landlock=0", false, []string{"--sandbox", "workspace-write", "--workspace", ws}, "Landlock is disabled"},
+		{"read-only with ABI 2", "landlock=2", false, []string{"--sandbox", "read-only"}, "its Landlock ABI is 2"},
+		{"no-network without namespaces or Landlock", "landlock=0,netns=0", false, []string{"--no-network"}, "--no-network needs a network namespace"},
+		{"no-network with ABI 3 as nobody", "landlock=3", true, []string{"--no-network"}, "shellsup is not root"},
+		{"no-network --pidns as nobody without user namespaces", "landlock=0,userns=0", true, []string{"--no-network", "--pidns"}, "--pidns cannot make the user namespace"},
+		{"read-only --pidns without Landlock", "landlock=0", false, []string{"--sandbox", "read-only", "--pidns"}, "Landlock is disabled"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			bin := seamsBin
+			if c.nobody {
+				bin = nobodyWrapper(t, seamsBin)
+			}
+			marker := filepath.Join(worldDir(t), "spawned")
+			r := runShellsup(t, opts{bin: bin, args: append([]string{"--cwd", ws}, c.args...), env: []string{"SHELLSUP_TEST_SANDBOX_KERNEL=" + c.kernel}, command: "touch " + marker})
+			assertRefused(t, r, protocol.CategoryContainmentUnavailable, c.msg, marker)
+		})
+	}
+}
+
+// TestSandboxValidated: a bad mode, workspace-write without a workspace,
+// --protect without it or outside the workspace are refused, quoted, and
+// nothing is spawned.
+func TestSandboxValidated(t *testing.T) {
+	ws := worldDir(t)
+	outside := worldDir(t)
+	cases := []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--sandbox", "readonly"}, `sandbox must be one of read-only, workspace-write, none (got "readonly")`},
+		{[]string{"--sandbox="}, `invalid value "" for flag -sandbox: sandbox must be one of read-only, workspace-write, none`},
+		{[]string{"--sandbox", "workspace-write"}, "sandbox workspace-write needs --workspace DIR"},
+		{[]string{"--sandbox", "read-only", "--workspace", ws, "--protect", ".git"}, "needs --sandbox workspace-write (got --sandbox read-only)"},
+		{[]string{"--sandbox", "workspace-write", "--workspace", ws, "--protect", outside}, "outside workspace"},
+		{[]string{"--sandbox", "workspace-write", "--workspace", ws, "--protect", "missing"}, `protect "missing" cannot be resolved`},
+	}
+	for _, c := range cases {
+		marker := filepath.Join(t.TempDir(), "spawned")
+		r := runShellsup(t, opts{args: c.args, command: "touch " + marker})
+		assertRefused(t, r, protocol.CategoryValidation, c.msg, marker)
+	}
+}
+
+// TestSandboxShapes is acceptance 3: leak shapes of the integration suite
+// are cleaned up inside each mode, on exit and on timeout, as every run's
+// are.
+func TestSandboxShapes(t *testing.T) {
+	ws := worldDir(t)
+	modes := map[string][]string{
+		"read-only":                    {"--sandbox", "read-only"},
+		"workspace-write":              {"--sandbox", "workspace-write", "--workspace", ws},
+		"no-network":                   {"--no-network"},
+		"read-only no-network --pidns": {"--sandbox", "read-only", "--no-network", "--pidns"},
+	}
+	var picked []shape
+	for _, s := range shapes(t) {
+		switch s.name {
+		case "background job holding stdout", "setsid", "double fork on dev null", "TERM HUP INT ignorer loop":
+			picked = append(picked, s)
+		}
+	}
+	require.Len(t, picked, 4)
+	for name, args := range modes {
+		for _, s := range picked {
+			t.Run(name+"/exit/"+s.name, func(t *testing.T) {
+				r := runShellsup(t, opts{args: append([]string{"--grace", "0.5"}, args...), command: s.setup + "\necho ready; exit 7"})
+				tot := requireTotals(t, r)
+				assert.Equal(t, 7, r.exit)
+				assert.Contains(t, tot.Stdout, "ready")
+				assert.GreaterOrEqual(t, tot.Cleanup.Signalled, s.min)
+				assertPrompt(t, tot, 500*time.Millisecond)
+			})
+			t.Run(name+"/timeout/"+s.name, func(t *testing.T) {
+				r := runShellsup(t, opts{args: append([]string{"--grace", "0.5", "--timeout", "1"}, args...), command: s.setup + "\necho ready; sleep 300"})
+				tot := requireTotals(t, r)
+				assert.Equal(t, 124, r.exit)
+				assert.Contains(t, tot.Stdout, "ready")
+				assertPrompt(t, tot, 500*time.Millisecond)
+			})
+			t.Run(name+"/cancel/"+s.name, func(t *testing.T) {
+				r := runShellsup(t, opts{
+					args: append([]string{"--grace", "0.5"}, args...), command: s.setup + "\necho ready; sleep 300", control: true,
+					onFrame: onReady(func(r *running) { require.NoError(t, r.send(&protocol.Cancel{})) }),
+				})
+				tot := requireTotals(t, r)
+				assert.Equal(t, 130, r.exit)
+				assert.True(t, tot.Cancelled)
+				assertPrompt(t, tot, 500*time.Millisecond)
+			})
+		}
+	}
+}
+
+// TestSandboxAllShapes: every leak shape of the integration suite, in a
+// workspace-write sandbox without network (its workspace holds the shapes'
+// helper files), is cleaned up when bash exits.
+func TestSandboxAllShapes(t *testing.T) {
+	for _, s := range shapes(t) {
+		t.Run(s.name, func(t *testing.T) {
+			args := []string{"--grace", "0.5", "--sandbox", "workspace-write", "--workspace", os.TempDir(), "--cwd", os.TempDir(), "--no-network"}
+			r := runShellsup(t, opts{args: args, command: s.setup + "\necho ready; exit 7"})
+			tot := requireTotals(t, r)
+			assert.Equal(t, 7, r.exit, "stderr %q", tot.Stderr)
+			assert.Contains(t, tot.Stdout, "ready")
+			assert.GreaterOrEqual(t, tot.Cleanup.Signalled, s.min, "cleanup signalled too few processes")
+			assertPrompt(t, tot, 500*time.Millisecond)
+		})
+	}
+}
+
+// TestSandboxLimits shows what the sandbox does not stop (docs/sandbox.md):
+// reading the user's files, changing their mode, and connecting to a Unix
+// socket reachable by path, even under --no-network.
+func TestSandboxLimits(t *testing.T) {
+	p := newSandboxPlace(t, 0)
+	sock := filepath.Join(p.out, "daemon.sock")
+	l, err := net.Listen("unix", sock)
+	require.NoError(t, err)
+	defer l.Close()
+	accepted := make(chan struct{}, 1)
+	go func() {
+		if c, err := l.Accept(); err == nil {
+			accepted <- struct{}{}
+			c.Close()
+		}
+	}()
+	command := fmt.Sprintf(`cat %[1]s/victim
+chmod 600 %[1]s/victim && echo chmod-allowed
+python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect("%[2]s")' && echo unix-allowed`, p.out, sock)
+	r := runShellsup(t, opts{args: []string{"--no-login", "--sandbox", "read-only", "--no-network", "--cwd", p.ws}, command: command})
+	tot := requireTotals(t, r)
+	assert.Equal(t, "orig\nchmod-allowed\nunix-allowed\n", tot.Stdout, "stderr %q", tot.Stderr)
+	select {
+	case <-accepted:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the connection did not arrive")
+	}
+	st, err := os.Stat(filepath.Join(p.out, "victim"))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), st.Mode().Perm())
+}

@@ -1,0 +1,101 @@
+package sandbox
+
+import "fmt"
+
+// Landlock ABI versions the modes need.
+const (
+	// MinABIFS: ABI 3 (Linux 6.2) handles truncate(2); before it a
+	// "read-only" command could still truncate any file it can write.
+	// ABI 2 (5.19) handles rename and link across directories.
+	MinABIFS = 3
+	// MinABITCP: ABI 4 (Linux 6.7) has TCP bind and connect rules.
+	MinABITCP = 4
+	// MinABIScope: ABI 6 (Linux 6.12) scopes signals and abstract Unix
+	// sockets to the sandbox; added where the kernel has it, and reported.
+	MinABIScope = 6
+)
+
+// Kernel is what the kernel offers the sandbox.
+type Kernel struct {
+	LandlockABI int    // 0: no Landlock (not built, or not in the lsm= list)
+	LandlockWhy string // why LandlockABI is 0, when it is
+	NetNS       bool   // network namespaces can be made (by root directly)
+	UserNS      bool   // unprivileged user namespaces can be made (for --pidns)
+	UserNSWhy   string // why UserNS is false, when it is
+}
+
+// Host is how shellsup runs: root (CAP_SYS_ADMIN, a network namespace
+// without a user namespace) or not, and with --pidns (whose init is in a
+// user namespace of its own when shellsup is not root).
+type Host struct {
+	Root  bool
+	PIDNS bool
+}
+
+// UnavailableError: the policy cannot be enforced in full here; nothing
+// of the command may run.
+type UnavailableError struct{ Reason string }
+
+func (e *UnavailableError) Error() string { return e.Reason }
+
+// Plan decides how p is enforced with what k offers, setting p.NetNS or
+// p.LandlockTCP (and p.Scoped where Landlock has scopes), or refuses with
+// an *UnavailableError naming the reason. Nothing is downgraded: a mode
+// gets every rule it promises or is refused; the scopes, which no mode
+// promises, are reported in Via when they are in force.
+func Plan(p *Policy, k Kernel, h Host) error {
+	if p.FS() && k.LandlockABI < MinABIFS {
+		return &UnavailableError{Reason: fmt.Sprintf("--sandbox %s needs Landlock ABI %d or later (Linux 6.2), which %s",
+			p.Mode, MinABIFS, landlockState(k))}
+	}
+	err := planNetwork(p, k, h)
+	p.Scoped = err == nil && (p.FS() || p.LandlockTCP) && k.LandlockABI >= MinABIScope
+	return err
+}
+
+// planNetwork decides how --no-network is enforced.
+func planNetwork(p *Policy, k Kernel, h Host) error {
+	if !p.NoNetwork {
+		return nil
+	}
+	p.NetNS, p.LandlockTCP = false, false
+	switch {
+	case h.PIDNS && (h.Root || k.UserNS) && k.NetNS:
+		p.NetNS = true // the init's namespaces get a network namespace too
+	case !h.PIDNS && h.Root && k.NetNS:
+		p.NetNS = true
+	case k.LandlockABI >= MinABITCP:
+		p.LandlockTCP = true
+	default:
+		return &UnavailableError{Reason: fmt.Sprintf("--no-network needs a network namespace (%s) or Landlock ABI %d or later for TCP rules, which %s",
+			netnsState(k, h), MinABITCP, landlockState(k))}
+	}
+	return nil
+}
+
+func landlockState(k Kernel) string {
+	if k.LandlockABI == 0 {
+		why := k.LandlockWhy
+		if why == "" {
+			why = "not available"
+		}
+		return "this kernel does not offer: Landlock is " + why
+	}
+	return fmt.Sprintf("this kernel does not offer: its Landlock ABI is %d", k.LandlockABI)
+}
+
+func netnsState(k Kernel, h Host) string {
+	switch {
+	case !k.NetNS:
+		return "this kernel makes none"
+	case h.Root:
+		return "unavailable"
+	case !h.PIDNS:
+		return "shellsup is not root; with --pidns it makes one in the init's user namespace"
+	}
+	why := k.UserNSWhy
+	if why == "" {
+		why = "unprivileged user namespaces are not available"
+	}
+	return "--pidns cannot make the user namespace: " + why
+}

@@ -1,0 +1,94 @@
+package sandbox
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestPlan: every mode gets all it promises or is refused with the
+// reason; nothing is downgraded.
+func TestPlan(t *testing.T) {
+	full := Kernel{LandlockABI: 7, NetNS: true, UserNS: true}
+	cases := []struct {
+		name    string
+		p       Policy
+		k       Kernel
+		h       Host
+		via     string
+		network string
+		refused string
+	}{
+		{"read-only", Policy{Mode: ModeReadOnly}, full, Host{}, "landlock+landlock-scope", NetHost, ""},
+		{"read-only ABI 5: no scopes", Policy{Mode: ModeReadOnly}, Kernel{LandlockABI: 5}, Host{}, "landlock", NetHost, ""},
+		{"read-only ABI 3 exactly", Policy{Mode: ModeReadOnly}, Kernel{LandlockABI: 3}, Host{}, "landlock", NetHost, ""},
+		{"read-only ABI 2", Policy{Mode: ModeReadOnly}, Kernel{LandlockABI: 2}, Host{}, "", "", "its Landlock ABI is 2"},
+		{"workspace-write no Landlock", Policy{Mode: ModeWorkspaceWrite}, Kernel{LandlockWhy: "gone"}, Host{Root: true}, "", "", "Landlock is gone"},
+		{"no-network root", Policy{Mode: ModeNone, NoNetwork: true}, full, Host{Root: true}, "netns", NetLoopback, ""},
+		{"no-network read-only root", Policy{Mode: ModeReadOnly, NoNetwork: true}, full, Host{Root: true}, "landlock+landlock-scope+netns", NetLoopback, ""},
+		{"no-network root no netns", Policy{Mode: ModeNone, NoNetwork: true}, Kernel{LandlockABI: 4}, Host{Root: true}, "landlock-tcp", NetNone, ""},
+		{"no-network root no netns ABI 3", Policy{Mode: ModeNone, NoNetwork: true}, Kernel{LandlockABI: 3}, Host{Root: true}, "", "", "this kernel makes none"},
+		{"no-network unprivileged", Policy{Mode: ModeNone, NoNetwork: true}, full, Host{}, "landlock-tcp+landlock-scope", NetNone, ""},
+		{"no-network unprivileged ABI 3", Policy{Mode: ModeNone, NoNetwork: true}, Kernel{LandlockABI: 3, NetNS: true, UserNS: true}, Host{}, "", "", "shellsup is not root"},
+		{"no-network unprivileged pidns", Policy{Mode: ModeReadOnly, NoNetwork: true}, full, Host{PIDNS: true}, "landlock+landlock-scope+netns", NetLoopback, ""},
+		{"no-network unprivileged pidns no userns", Policy{Mode: ModeNone, NoNetwork: true}, Kernel{NetNS: true, UserNSWhy: "off"}, Host{PIDNS: true}, "", "", "--pidns cannot make the user namespace: off"},
+		{"no-network unprivileged pidns no userns falls to TCP rules", Policy{Mode: ModeNone, NoNetwork: true}, Kernel{LandlockABI: 4, NetNS: true}, Host{PIDNS: true}, "landlock-tcp", NetNone, ""},
+		{"no-network root pidns", Policy{Mode: ModeNone, NoNetwork: true}, Kernel{NetNS: true}, Host{Root: true, PIDNS: true}, "netns", NetLoopback, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := c.p
+			err := Plan(&p, c.k, c.h)
+			if c.refused != "" {
+				var ue *UnavailableError
+				require.True(t, errors.As(err, &ue), "%v", err)
+				assert.Contains(t, err.Error(), c.refused)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, c.via, p.Via())
+			assert.Equal(t, c.network, p.Network())
+		})
+	}
+}
+
+// TestGrants: with --protect, every entry beside the way to a protected
+// directory gets its own rule, the protected one none.
+func TestGrants(t *testing.T) {
+	ws := t.TempDir()
+	for _, d := range []string{".git/objects", "src", "docs/a", "docs/b"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(ws, d), 0o755))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "README"), nil, 0o644))
+	j := func(s string) string { return filepath.Join(ws, s) }
+
+	g, err := Grants(ws, nil)
+	require.NoError(t, err)
+	assert.Equal(t, []string{ws}, g)
+	g, err = Grants(ws, []string{j(".git")})
+	require.NoError(t, err)
+	assert.Equal(t, []string{j("README"), j("docs"), j("src")}, g)
+	g, err = Grants(ws, []string{j("docs/a"), j(".git/objects")})
+	require.NoError(t, err)
+	assert.Equal(t, []string{j("README"), j("docs/b"), j("src")}, g)
+	g, err = Grants(ws, []string{ws})
+	require.NoError(t, err)
+	assert.Empty(t, g)
+	g, err = Grants(ws, []string{"/elsewhere"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{ws}, g, "a directory outside the workspace changes nothing")
+}
+
+// TestWire: the init reads back what shellsup planned.
+func TestWire(t *testing.T) {
+	p := &Policy{Mode: ModeWorkspaceWrite, Workspace: "/w", Protect: []string{"/w/.git"}, NoNetwork: true, TmpDir: "/tmp/x", NetNS: true}
+	q, err := FromWire(p.Wire())
+	require.NoError(t, err)
+	assert.Equal(t, p, q)
+	_, err = FromWire(`{"mode":"full"}`)
+	assert.Error(t, err)
+}

@@ -1,0 +1,134 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/shellsup/shellsup/request"
+)
+
+// Modes of --sandbox.
+const (
+	ModeNone           = "none"            // as without a sandbox (the default)
+	ModeReadOnly       = "read-only"       // write nowhere but the private TMPDIR
+	ModeWorkspaceWrite = "workspace-write" // read-only plus the workspace
+)
+
+// Networks as the report names them.
+const (
+	NetHost     = "host"     // the host's network, as without --no-network
+	NetLoopback = "loopback" // a network namespace of its own with only lo up
+	NetNone     = "none"     // no TCP at all (Landlock), the host's namespace
+)
+
+// Mechanisms, joined by "+" in the report's via.
+const (
+	ViaLandlock    = "landlock"     // the filesystem rules
+	ViaNetns       = "netns"        // a network namespace
+	ViaLandlockTCP = "landlock-tcp" // Landlock TCP rules: no connect, no bind
+	// ViaScope: Landlock scopes (ABI 6): no signal to, and no abstract
+	// Unix socket of, a process outside the sandbox.
+	ViaScope = "landlock-scope"
+)
+
+// Modes lists the modes --sandbox accepts.
+var Modes = request.SandboxModes
+
+// Devices a sandboxed command may still open for writing.
+var Devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty"}
+
+// Policy is what a run asks of the sandbox, and, once planned, how it is
+// enforced.
+type Policy struct {
+	Mode      string   `json:"mode"`
+	Workspace string   `json:"workspace,omitempty"` // resolved; workspace-write only
+	Protect   []string `json:"protect,omitempty"`   // resolved directories in the workspace, kept read-only
+	NoNetwork bool     `json:"noNetwork,omitempty"`
+	TmpDir    string   `json:"tmpDir,omitempty"` // the private TMPDIR, once made
+
+	// Set by Plan.
+	NetNS       bool `json:"netns,omitempty"`       // the network is cut by a namespace
+	LandlockTCP bool `json:"landlockTCP,omitempty"` // the network is cut by Landlock TCP rules
+	Scoped      bool `json:"scoped,omitempty"`      // Landlock scopes signals and abstract Unix sockets
+}
+
+// ValidMode reports whether s is a mode --sandbox accepts.
+func ValidMode(s string) bool { return slices.Contains(Modes, s) }
+
+// FS: the policy restricts the filesystem.
+func (p *Policy) FS() bool {
+	return p != nil && (p.Mode == ModeReadOnly || p.Mode == ModeWorkspaceWrite)
+}
+
+// Active: the policy restricts anything at all.
+func (p *Policy) Active() bool { return p != nil && (p.FS() || p.NoNetwork) }
+
+// Network is the network the command sees, as the report names it.
+func (p *Policy) Network() string {
+	switch {
+	case p == nil || !p.NoNetwork:
+		return NetHost
+	case p.NetNS:
+		return NetLoopback
+	}
+	return NetNone
+}
+
+// Via names the mechanisms in force, joined by "+".
+func (p *Policy) Via() string {
+	var via []string
+	if p.FS() {
+		via = append(via, ViaLandlock)
+	}
+	if p.LandlockTCP {
+		via = append(via, ViaLandlockTCP)
+	}
+	if p.Scoped {
+		via = append(via, ViaScope)
+	}
+	if p.NetNS {
+		via = append(via, ViaNetns)
+	}
+	return strings.Join(via, "+")
+}
+
+// Writable lists where the command may write (directories and the
+// devices), in the order the rules are made; nil without filesystem rules.
+// With --protect the workspace's entries are listed as they are now.
+func (p *Policy) Writable() []string {
+	if !p.FS() {
+		return nil
+	}
+	var w []string
+	if p.Mode == ModeWorkspaceWrite {
+		grants, _ := Grants(p.Workspace, p.Protect) // unlistable: Restrict refuses the run
+		w = append(w, grants...)
+	}
+	if p.TmpDir != "" {
+		w = append(w, p.TmpDir)
+	}
+	return append(w, Devices...)
+}
+
+// Wire is the policy as one argument, for the PID-namespace init.
+func (p *Policy) Wire() string {
+	b, err := json.Marshal(p)
+	if err != nil {
+		panic(fmt.Sprintf("sandbox policy does not marshal: %v", err)) // strings and bools only
+	}
+	return string(b)
+}
+
+// FromWire reads what Wire wrote.
+func FromWire(s string) (*Policy, error) {
+	var p Policy
+	if err := json.Unmarshal([]byte(s), &p); err != nil {
+		return nil, fmt.Errorf("reading the sandbox policy: %w", err)
+	}
+	if !ValidMode(p.Mode) {
+		return nil, fmt.Errorf("reading the sandbox policy: mode %q", p.Mode)
+	}
+	return &p, nil
+}

@@ -1,0 +1,60 @@
+package sandbox
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"sync"
+
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+)
+
+// Minimum kernels: Landlock ABI 3 Linux 6.2, ABI 4 (TCP) 6.7; network
+// namespaces 2.6.29; unprivileged user namespaces 3.8.
+
+// Probe is what this kernel offers, asked once.
+var Probe = sync.OnceValue(probe)
+
+func probe() Kernel {
+	var k Kernel
+	abi, err := ll.LandlockGetABIVersion()
+	switch {
+	case errors.Is(err, unix.ENOSYS):
+		k.LandlockWhy = "not built into this kernel (ENOSYS)"
+	case errors.Is(err, unix.EOPNOTSUPP):
+		k.LandlockWhy = "disabled at boot (EOPNOTSUPP: not in the lsm= list)"
+	case err != nil:
+		k.LandlockWhy = "unavailable: " + err.Error()
+	default:
+		k.LandlockABI = abi
+	}
+	_, err = os.Stat("/proc/self/ns/net")
+	k.NetNS = err == nil
+	k.UserNS, k.UserNSWhy = userNS()
+	return k
+}
+
+// userNS reads the settings that stop unprivileged user namespaces; the
+// --pidns tier itself refuses if clone fails for another reason.
+func userNS() (bool, string) {
+	if v := readSetting("/proc/sys/user/max_user_namespaces"); v == "0" {
+		return false, "/proc/sys/user/max_user_namespaces is 0"
+	}
+	if v := readSetting("/proc/sys/kernel/unprivileged_userns_clone"); v == "0" {
+		return false, "kernel.unprivileged_userns_clone is 0"
+	}
+	if v := readSetting("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"); v == "1" {
+		return false, "kernel.apparmor_restrict_unprivileged_userns is 1"
+	}
+	return true, ""
+}
+
+// readSetting is a /proc/sys value, or "" when it does not exist.
+func readSetting(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
