@@ -29,7 +29,7 @@ def test_python_repl_driven_by_write_and_expect() -> None:
         job.write(b"exit()\n")
         result = job.wait(DEADLINE)
         assert result["exitCode"] == 0
-        assert result.status is None
+        assert result.status == "exited"
 
 
 def test_read_p_answered_and_waiting() -> None:
