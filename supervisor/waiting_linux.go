@@ -1,13 +1,14 @@
 package supervisor
 
 import (
-	"bytes"
 	"encoding/binary"
 	"os"
 	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/shellsup/shellsup/internal/procstat"
 )
 
 // A program waits for input when a process of the terminal's foreground
@@ -53,35 +54,14 @@ func waitingForTerminal(master *os.File, ttyDev uint64, procRoot string, shellsu
 	return reading
 }
 
-// statFields are the fields of /proc/PID/stat after the command name:
-// state, ppid, pgrp, ...
-func statFields(procRoot string, pid int) []string {
-	data, err := os.ReadFile(procRoot + "/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return nil
-	}
-	i := bytes.LastIndexByte(data, ')')
-	if i < 0 {
-		return nil
-	}
-	return strings.Fields(string(data[i+1:]))
-}
-
 func readPgrp(procRoot string, pid int) (int, bool) {
-	f := statFields(procRoot, pid)
-	if len(f) < 3 {
-		return 0, false
-	}
-	g, err := strconv.Atoi(f[2])
-	return g, err == nil
+	st, err := procstat.Read(procRoot, pid)
+	return st.Pgrp, err == nil
 }
 
 func readState(procRoot string, pid int) (byte, bool) {
-	f := statFields(procRoot, pid)
-	if len(f) < 1 || f[0] == "" {
-		return 0, false
-	}
-	return f[0][0], true
+	st, err := procstat.Read(procRoot, pid)
+	return st.State, err == nil
 }
 
 // blockedOnTerminal reports whether pid is blocked in a read of the
