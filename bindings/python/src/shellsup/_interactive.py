@@ -16,7 +16,7 @@ import os
 import re
 import select
 import time
-from typing import TYPE_CHECKING, Any, List, Optional, Tuple, Union
+from typing import Any, Optional
 
 from . import _frames
 from ._errors import JobTimeoutError
@@ -25,8 +25,8 @@ from ._jobargs import check_wait_timeout
 from ._spillread import SpillReader
 from ._validate import _in_range, _is_number, _shown, invalid, quote
 
-if TYPE_CHECKING:
-    from ._job import Job
+# A job is passed as Any: _job imports this module, and the package's modules import without a cycle.
+Job = Any
 
 INPUT_CHUNK = 64 * 1024  # bytes of input per frame
 IN_FLIGHT = 1 << 20  # bytes of input sent beyond shellsup's last taken frame, at most
@@ -67,29 +67,20 @@ def check_interactive(pty: Any = False, pty_size: Any = None, stdin: Any = False
     return Interactive(pty=pty, pty_size=size, stdin_pipe=stdin, idle_timeout=idle_timeout, stop_on_input=run and pty)
 
 
-def annotate(result: Any, totals: Any) -> None:
-    """The totals' interactive fields as the result's attributes: idle, needs_input and prompt (result.status
-    says "idle" or "needs_input" then)."""
-    result.idle = totals.get("idle") is True
-    result.needs_input = totals.get("needsInput") is True
-    prompt = totals.get("prompt")
-    result.prompt = prompt if isinstance(prompt, str) else None
-
-
 # -- a job's input -----------------------------------------------------------------------
 
 
-def _interactive(job: "Job") -> Interactive:
+def _interactive(job: Job) -> Interactive:
     return job._request.interactive
 
 
-def need_input(job: "Job", what: str) -> None:
+def need_input(job: Job, what: str) -> None:
     it = _interactive(job)
     if not (it.pty or it.stdin_pipe):
         raise invalid(f"{what} needs a job started with pty=True or stdin=True (job {job.name!r} has neither)")
 
 
-def write(job: "Job", data: Any) -> None:
+def write(job: Job, data: Any) -> None:
     """Send data (str as UTF-8, or bytes) to the job's terminal or stdin; returns once shellsup has all of it."""
     need_input(job, "write()")
     if isinstance(data, str):
@@ -111,19 +102,19 @@ def write(job: "Job", data: Any) -> None:
     mark_input(job)
 
 
-def _stopping(job: "Job") -> bool:
+def _stopping(job: Job) -> bool:
     """The job has ended or is being cancelled: input is no longer sent."""
     return (job._finished.is_set() or job._core.session.done or job._forked
             or job._core.session.announced is not None or getattr(job._core, "_cancel_sent", False))
 
 
-def mark_input(job: "Job") -> None:
+def mark_input(job: Job) -> None:
     """Input was sent: a waiting frame before now no longer holds; the output is not idle."""
     job._input_count += 1
     job._input_at = time.monotonic()
 
 
-def send(job: "Job", frame: bytes) -> bool:
+def send(job: Job, frame: bytes) -> bool:
     """Send one control frame once the control socket has room for it; False (nothing sent) once the job is
     ending."""
     proc = job._runner._proc
@@ -144,20 +135,20 @@ def send(job: "Job", frame: bytes) -> bool:
             return job._send(frame)
 
 
-def send_eof(job: "Job") -> None:
+def send_eof(job: Job) -> None:
     need_input(job, "send_eof()")
     mark_input(job)
     send(job, _frames.encode({"type": "eof"}))
 
 
-def signal(job: "Job", name: Any) -> None:
+def signal(job: Job, name: Any) -> None:
     need_input(job, "signal()")
     if not isinstance(name, str) or name.upper().removeprefix("SIG") not in SIGNALS:
         raise invalid(f"signal must be one of {', '.join(SIGNALS)} (got {quote(name)})")
     send(job, _frames.encode({"type": "signal", "signal": name.upper().removeprefix("SIG")}))
 
 
-def resize(job: "Job", cols: Any, rows: Any) -> None:
+def resize(job: Job, cols: Any, rows: Any) -> None:
     if not _interactive(job).pty:
         raise invalid(f"resize() needs a job started with pty=True (job {job.name!r} has no terminal)")
     for n, what in ((cols, "cols"), (rows, "rows")):
@@ -172,12 +163,12 @@ def resize(job: "Job", cols: Any, rows: Any) -> None:
 class Expecter:
     """The output since the last expect() (stdout; with a stdin pipe stderr too, each read in turn)."""
 
-    def __init__(self, job: "Job") -> None:
+    def __init__(self, job: Job) -> None:
         streams = ("stdout",) if _interactive(job).pty else ("stdout", "stderr")
         self._readers = [SpillReader(os.path.join(job.spill, s)) for s in streams]
         self._buf = ""
 
-    def expect(self, job: "Job", pattern: Any, timeout: Any) -> "re.Match[str]":
+    def expect(self, job: Job, pattern: Any, timeout: Any) -> "re.Match[str]":
         rx = _compile(pattern)
         limit = check_wait_timeout(timeout)
         deadline = math.inf if limit is None else time.monotonic() + limit
@@ -229,7 +220,7 @@ def _compile(pattern: Any) -> "re.Pattern[str]":
 # -- idle ---------------------------------------------------------------------------------
 
 
-def wait_idle(job: "Job", quiet: Any, timeout: Any) -> None:
+def wait_idle(job: Job, quiet: Any, timeout: Any) -> None:
     """Return once the job's output (both spill files) has not grown for quiet seconds; the job keeps running.
     Raises JobError if the job ends first, JobTimeoutError when timeout runs out."""
     if not _is_number(quiet) or not _in_range(quiet, 0, MAX_IDLE_TIMEOUT, low_open=True):
@@ -252,7 +243,7 @@ def wait_idle(job: "Job", quiet: Any, timeout: Any) -> None:
         job._finished.wait(min(0.05, quiet / 4))
 
 
-def waiting(job: "Job") -> bool:
+def waiting(job: Job) -> bool:
     """The last waiting frame still holds: no output and no input since shellsup sent it."""
     w = job._core.session.waiting
     if w is None or not job.running:
@@ -261,7 +252,7 @@ def waiting(job: "Job") -> bool:
     return out == w.get("bytes") and job._core.session.waiting_at > job._input_at
 
 
-def prompt(job: "Job") -> Optional[str]:
+def prompt(job: Job) -> Optional[str]:
     """The prompt of the last waiting frame while it holds, else None."""
     if not waiting(job):
         return None

@@ -120,10 +120,17 @@ def from_totals(frame: Mapping[str, Any]) -> SkillResult:
         sandbox=frame.get("sandbox") if isinstance(frame.get("sandbox"), dict) else None,
         streams=_streams(frame),
     )
-    from ._interactive import annotate
-
-    annotate(result, frame)
+    _annotate(result, frame)
     return result
+
+
+def _annotate(result: SkillResult, totals: Mapping[str, Any]) -> None:
+    """The totals' interactive fields as the result's attributes: idle, needs_input and prompt (result.status
+    says "idle" or "needs_input" then; docs/interactive.md)."""
+    result.idle = totals.get("idle") is True
+    result.needs_input = totals.get("needsInput") is True
+    prompt = totals.get("prompt")
+    result.prompt = prompt if isinstance(prompt, str) else None
 
 
 def _streams(frame: Mapping[str, Any]) -> Dict[str, Dict[str, Any]]:
