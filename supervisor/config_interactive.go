@@ -26,9 +26,6 @@ type InteractiveConfig struct {
 	StopOnInput bool
 }
 
-// interactive: the run takes input frames (a terminal or a stdin pipe).
-func (c InteractiveConfig) interactive() bool { return c.PTY || c.StdinPipe }
-
 // validateInteractive checks the interactive options of a and fills them
 // into cfg.
 func (a Args) validateInteractive(cfg *Config) error {

@@ -17,7 +17,7 @@ func TestValidateInteractive(t *testing.T) {
 	cfg, err = Args{Command: []string{"x"}, Interactive: InteractiveArgs{Stdin: "pipe"}}.Validate()
 	require.NoError(t, err)
 	assert.True(t, cfg.StdinPipe)
-	assert.True(t, cfg.interactive())
+	assert.False(t, cfg.PTY)
 }
 
 func TestValidateInteractiveRefuses(t *testing.T) {
