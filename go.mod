@@ -3,6 +3,7 @@ module github.com/shellsup/shellsup
 go 1.26.0
 
 require (
+	github.com/creack/pty v1.1.24
 	github.com/landlock-lsm/go-landlock v0.11.2
 	github.com/prometheus/procfs v0.23.0
 	github.com/stretchr/testify v1.12.1

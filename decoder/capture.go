@@ -125,6 +125,14 @@ func (c *Capture) Spent() bool {
 	return c.spent
 }
 
+// Raw is the number of raw bytes read (or discarded) from both streams so
+// far: TotalBytes without the copy of the text that Totals makes.
+func (c *Capture) Raw() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.raw[Stdout] + c.raw[Stderr]
+}
+
 // Totals returns a snapshot of the captured text and the byte counts.
 func (c *Capture) Totals() Totals {
 	c.mu.Lock()

@@ -257,6 +257,9 @@ func startBash(command string, login bool, u *credential.User) (int, error) {
 		Files: []uintptr{0, 1, 2},
 		Sys:   &syscall.SysProcAttr{Setsid: true},
 	}
+	if isTerminal(0) {
+		attr.Sys.Setctty, attr.Sys.Ctty = true, 0 // --pty: the terminal becomes bash's
+	}
 	if u != nil {
 		attr.Sys.Credential = u.Credential()
 		// chdir as the user, so a directory the user may not reach is
@@ -273,14 +276,15 @@ func startBash(command string, login bool, u *credential.User) (int, error) {
 	return pid, err
 }
 
-// quietStdio points the init's stdout and stderr at /dev/null, so that the
-// output pipes reach EOF when the command's processes are gone, whether or
-// not the init is.
+// quietStdio points the init's stdin, stdout and stderr at /dev/null, so
+// that the output pipes reach EOF (a --pty terminal's master EIO) when the
+// command's processes are gone, whether or not the init is.
 func quietStdio() {
 	fd, err := unix.Open(os.DevNull, unix.O_RDWR|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return
 	}
+	_ = unix.Dup2(fd, 0)
 	_ = unix.Dup2(fd, 1)
 	_ = unix.Dup2(fd, 2)
 	unix.Close(fd)
@@ -345,4 +349,11 @@ func dropInheritedCaps() error {
 func setName(name string) error {
 	b := append([]byte(name), 0)
 	return unix.Prctl(unix.PR_SET_NAME, uintptr(unsafe.Pointer(&b[0])), 0, 0, 0)
+}
+
+// isTerminal reports whether fd is a terminal (--pty gives the init the
+// terminal's slave as fd 0).
+func isTerminal(fd int) bool {
+	_, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	return err == nil
 }

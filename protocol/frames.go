@@ -195,6 +195,8 @@ type Totals struct {
 	Status string `msgpack:"status,omitempty"`
 	// StreamText is what became of each stream's bytes: lossy, binary, tidied.
 	StreamText
+	// InteractiveTotals: idle, needsInput, prompt (docs/interactive.md).
+	InteractiveTotals
 }
 
 // StreamText is, per stream, what became of the raw bytes on their way to text: inlined in
@@ -296,5 +298,5 @@ func newFrame(typ string) Frame {
 	case TypePorts:
 		return new(Ports)
 	}
-	return nil
+	return newInteractiveFrame(typ)
 }

@@ -7,6 +7,9 @@ package protocol
 //   - StatusFailed: shellsup itself failed, so it exits 125: the run could
 //     not happen (the error frame), or the cleanup left a process behind,
 //     or bash's status was never learned.
+//   - StatusIdle, StatusNeedsInput (interactive runs, docs/interactive.md):
+//     the idle timeout fired first, or a --stop-on-input run's program
+//     waited for input.
 //   - StatusTimeout: the timeout (or a job's lifetime) fired first.
 //   - StatusCancelled: a cancel came first (any reason).
 //   - StatusOOM: the kernel killed a process of the tree at the memory limit
@@ -14,9 +17,7 @@ package protocol
 //   - StatusSignaled: a signal ended bash (signal is set).
 //   - StatusExited: bash exited by itself, with any code.
 //
-// StatusIdle and StatusNeedsInput are reserved for interactive runs
-// (--idle-timeout); no run ends with them yet. Readers must accept words
-// they do not know.
+// Readers must accept words they do not know.
 const (
 	StatusExited     = "exited"
 	StatusSignaled   = "signaled"

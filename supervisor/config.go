@@ -25,6 +25,7 @@ type Args struct {
 	PIDNamespace bool     // --pidns
 	Command      []string // the positional arguments; exactly one is allowed
 	Output       OutputArgs
+	Interactive  InteractiveArgs // --pty, --pty-size, --stdin, --idle-timeout
 
 	Cgroup    string // --cgroup PATH: a delegated cgroup v2 parent for the leaf
 	NoCgroup  bool   // --no-cgroup: the subreaper floor only (plus --pidns)
@@ -81,6 +82,7 @@ type Config struct {
 	PIDNamespaceAuto bool
 
 	OutputConfig
+	InteractiveConfig
 
 	NoLogin   bool   // bash --norc -c rather than the default bash -lc
 	ScrubEnv  bool   // drop the variables environ.Secret names
@@ -164,6 +166,9 @@ func (a Args) validate() (Config, error) {
 		return cfg, err
 	}
 	if err = a.validateOutput(&cfg); err != nil {
+		return cfg, err
+	}
+	if err = a.validateInteractive(&cfg); err != nil {
 		return cfg, err
 	}
 	if err = a.validateWho(&cfg); err != nil {

@@ -27,8 +27,10 @@ func isControlChannel(f *os.File) bool {
 // into cancel reasons: a cancel frame is "request", end of stream between
 // frames (or a read error) is "parent-gone", a malformed, oversized or
 // truncated frame is "protocol". A ports frame is a query, which ports
-// answers (the frame says which port numbers it asks about). Unknown frame types are ignored.
-func watchControl(r io.Reader, cancel func(reason string), ports func(query *protocol.Ports)) {
+// answers (the frame says which port numbers it asks about). The input,
+// eof, signal and resize frames of an interactive run go to input (nil:
+// ignored). Unknown frame types are ignored.
+func watchControl(r io.Reader, cancel func(reason string), ports func(query *protocol.Ports), input func(protocol.Frame)) {
 	dec := protocol.NewDecoder(r)
 	for {
 		var f protocol.Frame
@@ -41,6 +43,10 @@ func watchControl(r io.Reader, cancel func(reason string), ports func(query *pro
 				cancel(protocol.ReasonRequest)
 			case *protocol.Ports:
 				ports(f)
+			default:
+				if input != nil && interactiveFrame(f) {
+					input(f)
+				}
 			}
 			continue
 		case errors.As(err, &fe) && (!errors.Is(err, protocol.ErrTruncated) || errors.Is(err, io.ErrUnexpectedEOF)):

@@ -85,7 +85,7 @@ func leavable(cfg Config, dir string) bool {
 // spawnInNamespace is spawn with the PID-namespace init between shellsup
 // and bash: the same stdin, pipes, environment and working directory.
 func spawnInNamespace(cfg Config, cont *reaper.Containment, leaf *cgroup.Leaf) (*child, error) {
-	sio, err := openStdio()
+	sio, err := openStdioFor(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +114,7 @@ func spawnInNamespace(cfg Config, cont *reaper.Containment, leaf *cgroup.Leaf) (
 	}
 	ignoreReservedSignals() // the init has its own dispositions now
 	cont.AddTier(in)
-	return &child{pid: in.Pid(), shownPid: in.BashPid(), stdout: sio.outR, stderr: sio.errR, ns: in}, nil
+	return &child{pid: in.Pid(), shownPid: in.BashPid(), stdout: sio.outR, stderr: sio.errR, ns: in, input: sio.sink(in.BashPid())}, nil
 }
 
 // leader is the init's report in a PID namespace, else the Waiter.

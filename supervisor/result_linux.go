@@ -33,7 +33,7 @@ func exitCode(t *protocol.Totals, end ending, rep reaper.Report) int {
 	switch {
 	case unsound(t, rep.Clean()):
 		return ExitFailed
-	case end.trigger == byTimeout:
+	case end.trigger == byTimeout, end.trigger == byIdle, end.trigger == byNeedsInput:
 		return ExitTimedOut
 	case end.trigger == byCancel && end.sig != 0:
 		return 128 + int(end.sig)
@@ -54,6 +54,10 @@ func summary(t *protocol.Totals, end ending, code int, l lost) string {
 	switch {
 	case t.TimedOut:
 		b.WriteString("timed out")
+	case t.Idle:
+		b.WriteString("idle")
+	case t.NeedsInput:
+		b.WriteString("needs input")
 	case t.Cancelled:
 		b.WriteString(end.cancelled())
 	case t.Signal != nil:

@@ -41,6 +41,8 @@ const (
 	byExit trigger = iota + 1
 	byTimeout
 	byCancel
+	byIdle       // --idle-timeout: nothing printed for that long
+	byNeedsInput // --stop-on-input: the program waits for input
 )
 
 // word is the trigger as totals.cleanup.trigger carries it.
@@ -50,6 +52,10 @@ func (t trigger) word() string {
 		return protocol.TriggerTimeout
 	case byCancel:
 		return protocol.TriggerCancel
+	case byIdle:
+		return protocol.TriggerIdle
+	case byNeedsInput:
+		return protocol.TriggerNeedsInput
 	}
 	return protocol.TriggerExit
 }
@@ -84,6 +90,12 @@ type session struct {
 	// tmpRemoved and tmpLeft: the private TMPDIR's removal at cleanup.
 	tmpRemoved int
 	tmpLeft    string
+
+	// Interactive runs (docs/interactive.md).
+	input         *inputSink  // nil: stdin /dev/null
+	quiet         *quietWatch // nil: no idle timeout and no terminal
+	prompt        lastLine    // the last line of stdout
+	waitingPrompt string      // the prompt of the last waiting frame; under mu
 
 	// ended is set once the ending is decided: a SIGINT or SIGTERM after
 	// it skips the rest of the grace, closing hurry.
@@ -126,10 +138,17 @@ func run(cfg Config, stdio Stdio, out *output) int {
 	time.Sleep(seamStartDelay())
 	s.announce(c, cont)
 	d := startDrain(c, s.streams.pumps)
+	s.input = c.input
+	if s.input != nil {
+		s.input.bashGone = func() bool { return exited(s.leader) }
+		s.input.taken = s.tellTaken
+	}
+	s.quiet = s.startQuietWatch(c.input)
 	s.watchCancels(stdio.Stdin, sigs)
 	defer watchParent(ppid, stdio, s.cancel)()
 	end := s.awaitEnding(s.leader)
 	s.ended.Store(true)
+	s.endInput()
 	s.notice(end)
 	rep := cont.Cleanup(w, reaper.Deadlines{Grace: cfg.graceDuration(), Kill: killBudget, Hurry: s.hurry})
 	s.cleaned = time.Now()
@@ -193,6 +212,9 @@ func newSession(cfg Config, out *output, set *spill.Set, stdio Stdio) *session {
 	emit := out.progress
 	if !cfg.Frames {
 		emit = func(decoder.Stream, string) {} // the terminal gets the raw bytes instead
+	}
+	if cfg.PTY {
+		emit = recordPrompt(&s.prompt, emit)
 	}
 	s.streams = newStreams(cfg, set, capture, emit, stdio, gone)
 	s.ttyErr = !cfg.Frames && stdio.Stderr != nil && isTerminal(stdio.Stderr)
@@ -301,7 +323,11 @@ func (s *session) watchCancels(stdin *os.File, sigs *signalSet) {
 		}
 	}()
 	if s.cfg.Frames && stdin != nil && isControlChannel(stdin) {
-		go watchControl(stdin, s.cancel, s.answerPorts)
+		var input func(protocol.Frame)
+		if s.input != nil {
+			input = s.input.handle
+		}
+		go watchControl(stdin, s.cancel, s.answerPorts, input)
 	}
 }
 
@@ -322,6 +348,11 @@ func (s *session) awaitEnding(w leader) ending {
 			return ending{trigger: byExit}
 		}
 		return ending{trigger: byCancel, reason: c.reason, sig: c.sig}
+	case t := <-s.quiet.endings():
+		if leaderMadeIt(w) {
+			return ending{trigger: byExit}
+		}
+		return ending{trigger: t}
 	}
 }
 
@@ -374,6 +405,11 @@ func (s *session) notice(end ending) {
 		if end.reason != reasonBrokenPipe { // the summary is the one line of a broken pipe
 			s.noticeLine("shellsup: " + end.cancelled() + "; cleaning up")
 		}
+	case byIdle:
+		s.out.frame(&protocol.Idle{IdleTimeout: s.cfg.IdleTimeout})
+		s.noticeLine(fmt.Sprintf("shellsup: no output for %gs (--idle-timeout); cleaning up", s.cfg.IdleTimeout))
+	case byNeedsInput:
+		s.noticeLine("shellsup: the program waits for input (--stop-on-input); cleaning up")
 	}
 }
 
@@ -482,9 +518,10 @@ func (s *session) totals(w *reaper.Waiter, end ending, rep reaper.Report, drainT
 		StdoutBytes:  t.StdoutBytes, StderrBytes: t.StderrBytes,
 		StreamText: s.streams.text(),
 		Redactions: s.streams.redactions(), Capture: s.cfg.Capture.String(), LeftOut: kept,
-		Spill:   s.streams.closeSpill(),
-		User:    runAs(s.cfg.User),
-		Sandbox: sandboxReport(s.cfg.Sandbox),
+		Spill:             s.streams.closeSpill(),
+		User:              runAs(s.cfg.User),
+		Sandbox:           sandboxReport(s.cfg.Sandbox),
+		InteractiveTotals: s.interactiveTotals(end),
 		Cleanup: protocol.Cleanup{
 			Tier: rep.Tier, Trigger: end.trigger.word(), Signalled: rep.Signalled, Killed: rep.Killed,
 			Reaped: w.Count(), Rounds: rep.Rounds, Stragglers: stragglers,

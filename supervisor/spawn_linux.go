@@ -27,6 +27,7 @@ const pipeSize = 1 << 20
 type child struct {
 	pid            int
 	stdout, stderr *os.File
+	input          *inputSink  // where input frames go, or nil (stdin /dev/null)
 	shownPid       int         // bash's pid when pid is not bash's (PID-namespace init), else 0
 	ns             *pidns.Init // the PID-namespace init, or nil
 }
@@ -58,7 +59,7 @@ func spawn(cfg Config, leaf *cgroup.Leaf) (*child, error) {
 		return nil, err
 	}
 	defer dirDone()
-	sio, err := openStdio()
+	sio, err := openStdioFor(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -69,6 +70,9 @@ func spawn(cfg Config, leaf *cgroup.Leaf) (*child, error) {
 		Env:   env,
 		Files: sio.files(),
 		Sys:   &syscall.SysProcAttr{Setsid: true},
+	}
+	if sio.tty != nil {
+		attr.Sys.Setctty, attr.Sys.Ctty = true, 0 // the terminal on fd 0 becomes bash's
 	}
 	intoCgroup(attr.Sys, leaf)
 	if cfg.User != nil {
@@ -86,7 +90,7 @@ func spawn(cfg Config, leaf *cgroup.Leaf) (*child, error) {
 		return nil, describeUserExec(describeExecError(err, argv, env, cfg.Cwd), cfg)
 	}
 	raiseOOMScore(pid)
-	return &child{pid: pid, stdout: sio.outR, stderr: sio.errR}, nil
+	return &child{pid: pid, stdout: sio.outR, stderr: sio.errR, input: sio.sink(pid)}, nil
 }
 
 // stdio is what the child gets as fds 0, 1 and 2 (/dev/null and the write
@@ -95,6 +99,14 @@ type stdio struct {
 	devnull    *os.File
 	outR, errR *os.File
 	outW, errW int
+	// With --pty: the terminal's slave, the child's fds 0, 1 and 2 (outR
+	// is then the master, and errR a pipe already at EOF); with --stdin
+	// pipe: devnull is the read end of the input pipe. in is shellsup's
+	// end for input frames (the master, or the pipe's write end).
+	tty     *os.File
+	ttyDev  uint64
+	in      *os.File
+	inIsTTY bool
 }
 
 // openStdio opens /dev/null and the two output pipes.
@@ -120,19 +132,35 @@ func openStdio() (*stdio, error) {
 }
 
 // files are the child's fds 0, 1 and 2.
-func (s *stdio) files() []uintptr { return []uintptr{s.devnull.Fd(), uintptr(s.outW), uintptr(s.errW)} }
+func (s *stdio) files() []uintptr {
+	if s.tty != nil {
+		return []uintptr{s.tty.Fd(), s.tty.Fd(), s.tty.Fd()}
+	}
+	return []uintptr{s.devnull.Fd(), uintptr(s.outW), uintptr(s.errW)}
+}
 
 // forked closes shellsup's copies of what the child has, once it has it:
 // EOF comes when the tree's copies of the write ends are gone. If no child
 // was made, the read ends go too. Nothing was written through any of them,
 // so a failed close loses nothing.
 func (s *stdio) forked(ok bool) {
+	if s.tty != nil {
+		s.tty.Close() // the tree's copies hold the terminal; the master reads EIO once they are gone
+		if !ok {
+			s.outR.Close()
+			s.errR.Close()
+		}
+		return
+	}
 	s.devnull.Close()
 	unix.Close(s.outW)
 	unix.Close(s.errW)
 	if !ok {
 		s.outR.Close()
 		s.errR.Close()
+		if s.in != nil {
+			s.in.Close()
+		}
 	}
 }
 
@@ -205,7 +233,7 @@ func childEnv(env []string, cfg Config) []string {
 	if cfg.User != nil {
 		out = cfg.User.Env(out)
 	}
-	return sandboxEnv(out, cfg.Sandbox)
+	return withTerm(sandboxEnv(out, cfg.Sandbox), cfg)
 }
 
 // describeExecError names why the kernel refused to run bash, with the

@@ -59,6 +59,8 @@ type Job struct {
 
 	filesMu sync.RWMutex // readers of files; Close takes it to close them
 	closed  bool
+
+	in jobInput // Write, Expect, Waiting (interactive.go)
 }
 
 // Output is what one Job.Read returns: the job's output since the previous
@@ -186,8 +188,12 @@ func (j *Job) watch(f protocol.Frame) {
 		j.start = f
 		j.files, j.openErr = openSpill(f.Spill)
 		close(j.started)
-	case *protocol.Timeout, *protocol.Cancel:
+	case *protocol.Timeout, *protocol.Cancel, *protocol.Idle:
 		j.noticeOnce.Do(func() { close(j.noticed) })
+	case *protocol.Waiting:
+		j.sawWaiting(f)
+	case *protocol.Taken:
+		j.sawTaken(f)
 	case *protocol.Ports:
 		j.answersMu.Lock()
 		j.portsAnswers++

@@ -421,7 +421,7 @@ func expectedExit(t *protocol.Totals) (lo, hi int, promise string) {
 		return 125, 127, "125, 126 or 127"
 	case len(t.Cleanup.Stragglers) > 0 || t.Cleanup.StragglersOmitted > 0 || t.ExitCode == nil:
 		return 125, 125, "125"
-	case t.TimedOut:
+	case t.TimedOut, t.Idle, t.NeedsInput:
 		return 124, 124, "124"
 	case t.Cancelled && t.CancelReason == protocol.ReasonSignal:
 		return 129, 192, "128+N"

@@ -233,25 +233,30 @@ type Request struct {
 	// looked up in $PATH. Run does not fall back from an explicit Binary or
 	// $SHELLSUP_BIN that does not work.
 	Binary string
+
+	// Interactive: a terminal or a stdin pipe, and an idle timeout
+	// (docs/interactive.md).
+	Interactive
 }
 
 // config is a validated Request.
 type config struct {
-	command   string
-	cwd       string
-	deadline  request.Deadline // the timeout, or a job's lifetime: exactly one shellsup option
-	env       []string         // nil: inherit
-	budget    int              // 0: shellsup's default
-	grace     *time.Duration
-	pidns     bool
-	user      string // "": shellsup's own user
-	progress  func(stream, text string) error
-	binary    string
-	maxProcs  int64  // 0: no limit
-	maxMemory int64  // 0: no limit
-	spill     string // "": no spill files
-	spillMax  int64  // 0: shellsup's default
-	shell     shellOptions
+	command     string
+	cwd         string
+	deadline    request.Deadline // the timeout, or a job's lifetime: exactly one shellsup option
+	env         []string         // nil: inherit
+	budget      int              // 0: shellsup's default
+	grace       *time.Duration
+	pidns       bool
+	user        string // "": shellsup's own user
+	progress    func(stream, text string) error
+	binary      string
+	maxProcs    int64  // 0: no limit
+	maxMemory   int64  // 0: no limit
+	spill       string // "": no spill files
+	spillMax    int64  // 0: shellsup's default
+	shell       shellOptions
+	interactive interactiveOptions
 
 	pidnsAuto bool // --pidns-auto: neither PIDNamespace nor NoPIDNamespace
 }
@@ -292,6 +297,7 @@ func (r Request) validate() (config, error) {
 		func() error { return validateCapture(r.Capture) },
 		func() error { return validateRedactPatterns(r.RedactPatterns) },
 		func() error { return validateSpill(r.Spill, r.SpillMax, &c) },
+		func() error { return validateInteractive(r.Interactive, &c) },
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {
@@ -511,6 +517,7 @@ func (c config) args() []string {
 		args = append(args, "--max-memory="+strconv.FormatInt(c.maxMemory, 10))
 	}
 	args = append(args, c.shell.args()...)
+	args = append(args, c.interactive.args()...)
 	return append(args, "--", c.command)
 }
 

@@ -63,6 +63,9 @@ type Result struct {
 	// StdoutText and StderrText say what became of each stream's bytes on
 	// their way to text: lost to U+FFFD, binary, tidied (docs/tidy.md).
 	StdoutText, StderrText StreamText
+
+	// InteractiveResult: Idle, NeedsInput, Prompt (docs/interactive.md).
+	InteractiveResult
 	// Spill names the spill files and what they hold, when the run had a
 	// spill directory (Request.Spill, or always for a job); nil otherwise.
 	Spill *Spill
@@ -171,6 +174,7 @@ func resultOf(t *protocol.Totals) Result {
 			StderrWritten: sp.StderrWritten, StdoutDropped: sp.StdoutDropped, StderrDropped: sp.StderrDropped, Cut: sp.Cut}
 	}
 	r.Sandbox = sandboxOf(t.Sandbox)
+	r.InteractiveResult = interactiveOf(t)
 	if t.ExitCode != nil {
 		r.ExitCode = *t.ExitCode
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/shellsup/shellsup/request"
 )
 
 // The binding's slack: how long Run waits beyond what shellsup promises.
@@ -67,6 +69,10 @@ func Run(ctx context.Context, req Request) (Result, error) {
 	cfg, err := req.validate()
 	if err == nil {
 		err = cfg.needSpill()
+	}
+	cfg.interactive.stopOnWait = true // a PTY run ends when the program waits for input
+	if err == nil && cfg.interactive.stdin {
+		err = invalid(&request.ValidationError{Msg: "Stdin needs a job: Run cannot write input; use Start, whose Job has Write and SendEOF"})
 	}
 	if err != nil {
 		return Result{}, err

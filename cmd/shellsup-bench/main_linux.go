@@ -50,7 +50,7 @@ var (
 	runs   = flag.Int("runs", 40, "repetitions of the spawn benchmarks")
 	heavy  = flag.Int("heavy-runs", 5, "repetitions of the drain and 500-sleeper teardown benchmarks")
 	python = flag.String("python", "", "a Python with msgpack for bindings/python/bench_overhead.py (none: that row is n/a)")
-	only   = flag.String("only", "", "comma-separated groups to run, of spawn, sandbox, go, python, drain, spill, tidy, human, latency, teardown (empty: all)")
+	only   = flag.String("only", "", "comma-separated groups to run, of spawn, sandbox, go, python, drain, spill, tidy, human, latency, pty, teardown (empty: all)")
 	home   string
 )
 
@@ -81,6 +81,7 @@ func main() {
 		{"tidy", tidyDrain},
 		{"human", humanForward},
 		{"latency", progressLatency},
+		{"pty", ptyOverhead},
 		{"teardown", func() { teardown(500, *heavy); teardown(2000, max(2, *heavy/2)) }},
 	}
 	for _, g := range groups {

@@ -88,6 +88,12 @@ options:
                      (docs/tidy.md)
   --quiet            human mode: errors only (no notice; the summary line only
                      when something went wrong)
+  --pty              run bash on a new pseudo-terminal (docs/interactive.md)
+  --pty-size COLSxROWS  the terminal's size (default 80x24)
+  --stdin MODE       null (default) or pipe: bash's stdin fed by input frames
+  --idle-timeout DURATION  end the run after this long without output (exit 124)
+  --stop-on-input    with --pty: end the run once the program waits for input
+                     (status needs_input, exit 124)
   --version          print the version
   --help             print this help
 
@@ -185,6 +191,7 @@ func Parse(argv []string) (supervisor.Args, error) {
 	fs.StringVar(&a.User, "user", "", "")
 	sandboxFlags(fs, &a)
 	outputFlags(fs, &a.Output)
+	interactiveFlags(fs, &a.Interactive)
 	showVersion := fs.Bool("version", false, "")
 	if err := fs.Parse(argv); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

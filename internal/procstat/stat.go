@@ -12,6 +12,7 @@ import (
 type Stat struct {
 	Pid     int
 	PPid    int
+	Pgrp    int    // the process group id (field 5)
 	Session int    // the session id (field 6): the pid of the leader that called setsid
 	Start   uint64 // start time in clock ticks since boot: with Pid, the process's identity
 	State   byte   // R, S, D, T, t, Z, X, ...
@@ -77,6 +78,10 @@ func (s *Stat) set(field int, tok []byte) error {
 	case 4:
 		if s.PPid, err = strconv.Atoi(string(tok)); err != nil {
 			return fmt.Errorf("ppid: %w", err)
+		}
+	case 5:
+		if s.Pgrp, err = strconv.Atoi(string(tok)); err != nil {
+			return fmt.Errorf("pgrp: %w", err)
 		}
 	case 6:
 		if s.Session, err = strconv.Atoi(string(tok)); err != nil {

@@ -15,7 +15,7 @@ func TestParse(t *testing.T) {
 	line := "42 (a) (b) S 7 1 9 0 -1 4194560 100 0 0 0 11 12 0 0 20 0 1 0 123456 1000 200\n"
 	s, err := Parse(42, []byte(line))
 	require.NoError(t, err)
-	assert.Equal(t, Stat{Pid: 42, PPid: 7, Session: 9, Start: 123456, State: 'S', Comm: "a) (b", UTime: 11, STime: 12}, s)
+	assert.Equal(t, Stat{Pid: 42, PPid: 7, Pgrp: 1, Session: 9, Start: 123456, State: 'S', Comm: "a) (b", UTime: 11, STime: 12}, s)
 }
 
 func TestParseShort(t *testing.T) {

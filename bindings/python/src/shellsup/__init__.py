@@ -25,13 +25,15 @@ not a descendant and is not stopped.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import os
-from typing import Any, Awaitable, Callable, Mapping, Optional, Sequence, Union
+from typing import Any, Awaitable, Callable, Mapping, Optional, Sequence, Tuple, Union
 
 from ._async import AsyncRun
 from ._errors import CleanupError, ShellsupError
 from ._find import find_binary
+from ._interactive import check_interactive
 from ._job import Job, JobError, JobTimeoutError, Output, jobs, start, start_async
 from ._limits import DEFAULT_BUDGET, DEFAULT_TIMEOUT
 from ._progress import default_progress, print_progress
@@ -90,6 +92,9 @@ def run(
     protect: Optional[Sequence[PathLike]] = None,
     network: bool = True,
     tidy: bool = False,
+    pty: bool = False,
+    pty_size: Optional[Tuple[int, int]] = None,
+    idle_timeout: Optional[Union[int, float]] = None,
 ) -> SkillResult:
     """Run ``/bin/bash -lc command`` under shellsup and return its SkillResult.
 
@@ -208,6 +213,13 @@ def run(
         made, Landlock denies every TCP connect and bind (the result's
         ``sandbox["network"]`` says which).
 
+    Interactive programs (docs/interactive.md): pty=True runs the command on
+    a terminal (pty_size: (cols, rows), default (80, 24)); a program that
+    waits for input ends the run at once, cleaned up, with
+    ``result.status`` ``"needs_input"`` and its prompt on ``result.prompt``.
+    idle_timeout: seconds without output that end the run (``result.status``
+    ``"idle"``, ``result.idle`` True, ``timedOut`` False).
+
     Non-zero exits, timeouts and cancellations are results. Raises
     ShellsupError for a run that cannot happen or whose end shellsup did not
     report (``category`` says why); the arguments are checked before
@@ -222,6 +234,7 @@ def run(
                   scrub_env=scrub_env, agent_env=agent_env, env_allow=env_allow, workspace=workspace, redact=redact,
                   redact_patterns=redact_patterns, spill=spill, spill_max=spill_max, capture=capture, agent=agent, tidy=tidy,
                   sandbox=sandbox, protect=protect, network=network)
+    req = dataclasses.replace(req, interactive=check_interactive(pty, pty_size, False, idle_timeout, run=True))
     progress = check_progress(progress)
     progress = default_progress(progress, capture)
     runner = Run(req, find_binary(), progress)
@@ -257,6 +270,9 @@ async def run_async(
     protect: Optional[Sequence[PathLike]] = None,
     network: bool = True,
     tidy: bool = False,
+    pty: bool = False,
+    pty_size: Optional[Tuple[int, int]] = None,
+    idle_timeout: Optional[Union[int, float]] = None,
 ) -> SkillResult:
     """The asyncio variant of run(), with the same parameters and result.
 
@@ -272,6 +288,7 @@ async def run_async(
                   scrub_env=scrub_env, agent_env=agent_env, env_allow=env_allow, workspace=workspace, redact=redact,
                   redact_patterns=redact_patterns, spill=spill, spill_max=spill_max, capture=capture, agent=agent, tidy=tidy,
                   sandbox=sandbox, protect=protect, network=network)
+    req = dataclasses.replace(req, interactive=check_interactive(pty, pty_size, False, idle_timeout, run=True))
     progress = check_progress(progress)
     progress = default_progress(progress, capture)
     return await AsyncRun(req, find_binary(), progress).wait()

@@ -429,7 +429,7 @@ def expected_exit(totals: Optional[Mapping[str, Any]]) -> Tuple[Collection[int],
     code = totals.get("exitCode")
     if cleanup.get("stragglers") or cleanup.get("stragglersOmitted") or not isinstance(code, int) or isinstance(code, bool):
         return (125,), "125"
-    if totals.get("timedOut") is True:
+    if totals.get("timedOut") is True or totals.get("idle") is True or totals.get("needsInput") is True:
         return (124,), "124"
     if totals.get("cancelled") is True:
         if totals.get("cancelReason") == "signal":

@@ -29,7 +29,8 @@ import time
 from dataclasses import dataclass, fields
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from . import _frames, _limits
+from . import _frames, _interactive, _limits
+from ._interactive import check_interactive
 from ._errors import JobError, JobTimeoutError, ShellsupError
 from ._find import find_binary
 from ._jobargs import JobRequest, check_name, check_wait_timeout
@@ -139,6 +140,10 @@ class Job:
         self._forked = False
         self._closed = False
         self._waiters: List[Tuple[asyncio.AbstractEventLoop, asyncio.Future]] = []
+        self._input_count = 0  # write() and send_eof() calls (docs/interactive.md)
+        self._input_at = 0.0  # time.monotonic() of the last
+        self._input_sent = 0  # bytes of input frames sent
+        self._expecter: Optional[_interactive.Expecter] = None
         self._thread = threading.Thread(target=self._drive, name=f"shellsup job {name}", daemon=True)
 
     # -- starting ---------------------------------------------------------------
@@ -330,7 +335,8 @@ class Job:
 
     # -- waiting -----------------------------------------------------------------------
 
-    def wait_for(self, pattern: Any = None, port: Any = None, url: Any = None, timeout: Any = 30) -> Optional["re.Match[str]"]:
+    def wait_for(self, pattern: Any = None, port: Any = None, url: Any = None, timeout: Any = 30,
+                 idle: Any = None) -> Optional["re.Match[str]"]:
         """Wait until the job is ready: every condition given holds.
 
         pattern: a regular expression (str, compiled with re.MULTILINE, or a
@@ -341,6 +347,8 @@ class Job:
             stranger already on the port does not count, nor a listener the job made in a network
             namespace of its own, which a connection here does not reach).
         url: an http(s) URL answering with a 2xx or 3xx status.
+        idle: seconds: the job's output (and input) has been quiet that long,
+            checked after the other conditions (docs/interactive.md).
         timeout: seconds (default 30); None waits for as long as the job lives.
 
         Raises JobError at once if the job ends first (its exit code and last
@@ -348,6 +356,15 @@ class Job:
         when the time runs out (the job is left running).
         """
         self._usable()
+        if idle is not None:
+            begun = time.monotonic()
+            limit = check_wait_timeout(timeout)
+            match = None
+            if pattern is not None or port is not None or url is not None:
+                match = self.wait_for(pattern, port, url, timeout)
+            left = None if limit is None else max(0.0, limit - (time.monotonic() - begun))
+            _interactive.wait_idle(self, idle, left)
+            return match
         probe = Probe(self, pattern, port, url, timeout)
         try:
             while not probe.step():
@@ -427,11 +444,66 @@ class Job:
         with self._read_lock:
             for r in self._readers.values():
                 r.close()
+            if self._expecter is not None:
+                self._expecter.close()
         if self._owned_dir is not None and not self._closed:
             shutil.rmtree(self._owned_dir, ignore_errors=True)
         self._closed = True
         with _registry_lock:
             _owned.pop(id(self), None)
+
+    # -- input (docs/interactive.md) ---------------------------------------------------------
+
+    def write(self, data: Union[str, bytes]) -> None:
+        """Send text (UTF-8) or bytes to the job's terminal (pty=True) or stdin (stdin=True).
+
+        Returns once shellsup has taken all of it; a program that does not
+        read holds the write (at most 1 MiB is in flight).
+        After the job ended the input is dropped.
+        """
+        self._usable()
+        _interactive.write(self, data)
+
+    def send_eof(self) -> None:
+        """End the input: stdin=True closes the pipe; on a terminal the EOF character (^D) is written,
+        which ends the input of a program reading at the start of a line."""
+        self._usable()
+        _interactive.send_eof(self)
+
+    def signal(self, name: str) -> None:
+        """Send INT, QUIT, TSTP, HUP, TERM or CONT to the terminal's foreground process group (what Ctrl-C
+        does), or without a terminal to bash's process group."""
+        self._usable()
+        _interactive.signal(self, name)
+
+    def resize(self, cols: int, rows: int) -> None:
+        """Set the terminal's size; the program gets SIGWINCH."""
+        self._usable()
+        _interactive.resize(self, cols, rows)
+
+    def expect(self, pattern: Any, timeout: Any = 30) -> "re.Match[str]":
+        """Wait for pattern (str, compiled with re.MULTILINE, or a compiled pattern) in the output since the last
+        expect() (stdout; with stdin=True stderr too; at most its last 1 MiB) and return the match; the next
+        expect() searches after it.
+
+        Raises JobError at once if the job ends without a match, JobTimeoutError when timeout seconds pass (the
+        job is left running).
+        """
+        self._usable()
+        if self._expecter is None:
+            self._expecter = _interactive.Expecter(self)
+        return self._expecter.expect(self, pattern, timeout)
+
+    @property
+    def waiting(self) -> bool:
+        """A pty job's program waits for input: shellsup saw it blocked reading the terminal after 0.5 s without
+        output, and nothing was printed or written since."""
+        return _interactive.waiting(self)
+
+    @property
+    def prompt(self) -> Optional[str]:
+        """While ``waiting``: the last line the program printed (its prompt); else None."""
+        return _interactive.prompt(self)
 
     # -- helpers -------------------------------------------------------------------------
 
@@ -541,6 +613,10 @@ def start(
     protect: Optional[Sequence[PathLike]] = None,
     network: bool = True,
     tidy: bool = False,
+    pty: bool = False,
+    pty_size: Optional[Tuple[int, int]] = None,
+    stdin: bool = False,
+    idle_timeout: Optional[Union[int, float]] = None,
     **extra: Any,
 ) -> Job:
     """Start ``/bin/bash -lc command`` as a background job under shellsup and return its Job.
@@ -554,6 +630,10 @@ def start(
     bytes kept per stream, as run()'s (an int from 0, or a "64M"-style
     string; default 256 MiB). The other
     arguments are run()'s (a job has no timeout: timeout= is refused).
+    pty=True runs the command on a terminal of pty_size (cols, rows; default
+    (80, 24)); stdin=True gives it a pipe as stdin; either lets write(),
+    send_eof(), signal() and expect() drive it. idle_timeout: seconds
+    without output that end the job (status "idle") (docs/interactive.md).
     Bad arguments raise ShellsupError (category "validation") quoting the
     value, with nothing spawned.
     """
@@ -570,6 +650,7 @@ def start(
     if spill_dir is None:
         owned = spill_dir = tempfile.mkdtemp(prefix="shellsup-job-")  # mode 0700
     values = {f.name: getattr(base, f.name) for f in fields(Request)}
+    values["interactive"] = check_interactive(pty, pty_size, stdin, idle_timeout)
     req = JobRequest(**values, spill_dir=spill_dir, spill_max=limit)
     job = Job(req, binary, label, owned)
     if owned is not None:

@@ -77,6 +77,10 @@ class SkillResult(dict):
         self.cleanup: Dict[str, Any] = dict(cleanup or {})
         self.sandbox: Optional[Dict[str, Any]] = dict(sandbox) if sandbox else None
         self.streams: Dict[str, Dict[str, Any]] = dict(streams or {})
+        # Interactive runs (docs/interactive.md): status "idle" or "needs_input"; the prompt with needs_input.
+        self.idle = False
+        self.needs_input = False
+        self.prompt: Optional[str] = None
 
     def __await__(self) -> Iterator[Any]:
         """``await result`` returns the result at once."""
@@ -108,7 +112,7 @@ def from_totals(frame: Mapping[str, Any]) -> SkillResult:
         raise ShellsupError(f"protocol: totals frame from shellsup lacks {', '.join(missing)}", PROTOCOL)
     cleanup = frame.get("cleanup")
     status = frame.get("status")
-    return SkillResult(
+    result = SkillResult(
         {key: frame[key] for key in RESULT_KEYS},
         cancel_reason=frame.get("cancelReason") or None,
         cleanup=cleanup if isinstance(cleanup, dict) else {},
@@ -116,6 +120,17 @@ def from_totals(frame: Mapping[str, Any]) -> SkillResult:
         sandbox=frame.get("sandbox") if isinstance(frame.get("sandbox"), dict) else None,
         streams=_streams(frame),
     )
+    _annotate(result, frame)
+    return result
+
+
+def _annotate(result: SkillResult, totals: Mapping[str, Any]) -> None:
+    """The totals' interactive fields as the result's attributes: idle, needs_input and prompt (result.status
+    says "idle" or "needs_input" then; docs/interactive.md)."""
+    result.idle = totals.get("idle") is True
+    result.needs_input = totals.get("needsInput") is True
+    prompt = totals.get("prompt")
+    result.prompt = prompt if isinstance(prompt, str) else None
 
 
 def _streams(frame: Mapping[str, Any]) -> Dict[str, Dict[str, Any]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any, Dict, List, Optional, Tuple
 
 from ._errors import INTERNAL, PROTOCOL, ShellsupError
@@ -24,6 +25,9 @@ class Transcript:
         self.ports_omitted = 0  # listeners the last answer left out past MAX_PORTS
         # Answers do not name their query; the n-th answer is the n-th query's (shellsup answers in order).
         self.ports_by_answer: Dict[int, List[Dict[str, Any]]] = {}
+        self.waiting: Optional[Dict[str, Any]] = None  # the last waiting frame (docs/interactive.md)
+        self.waiting_at = 0.0  # time.monotonic() when it arrived
+        self.input_taken = 0  # bytes of input frames shellsup is done with (its last taken frame)
 
     @property
     def done(self) -> bool:
@@ -68,7 +72,12 @@ class Transcript:
             omitted = frame.get("omitted", 0)
             self.ports_omitted = omitted if isinstance(omitted, int) else 0
             self.ports_answers += 1
-        elif kind in ("timeout", "cancel"):
+        elif kind == "taken":
+            if isinstance(frame.get("bytes"), int):
+                self.input_taken = frame["bytes"]
+        elif kind == "waiting":
+            self.waiting, self.waiting_at = frame, time.monotonic()
+        elif kind in ("timeout", "cancel", "idle"):
             if self.announced is None:
                 self.announced = kind
         # "timeout" and "cancel" only announce what totals will say (noted

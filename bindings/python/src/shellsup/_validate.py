@@ -16,6 +16,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 from . import _limits
 from ._errors import VALIDATION, ShellsupError
+from ._interactive_opts import Interactive
 from ._limits import (
     ARG_LIMIT,
     DEFAULT_BUDGET,
@@ -130,6 +131,7 @@ class Request:
     pidns: Optional[bool] = None  # True: --pidns; None: --pidns-auto; False: neither
     user: Optional[str] = None  # --user USER[:GROUP]
     options: ShellOptions = ShellOptions()
+    interactive: Interactive = Interactive()  # --pty, --stdin pipe, --idle-timeout (docs/interactive.md)
 
     def argv(self, binary: str) -> List[str]:
         """shellsup's command line in frames mode."""
@@ -146,7 +148,7 @@ class Request:
             args.append("--pidns-auto")  # a namespace where shellsup makes no cgroup v2 leaf
         if self.user is not None:
             args.append("--user=" + self.user)
-        return args + self.options.flags() + ["--", self.command]
+        return args + self.options.flags() + self.interactive.flags() + ["--", self.command]
 
     @property
     def grace_seconds(self) -> float:
