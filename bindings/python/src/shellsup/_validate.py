@@ -174,6 +174,11 @@ def quote(value: Any) -> str:
     return s if len(s) <= 80 else s[:80] + "..."
 
 
+def _is_number(x: Any) -> bool:
+    # bool is an int subclass but True is not a number of seconds.
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
 def _shown(x: Any) -> str:
     """A number as the caller wrote it: 0, -1, 601, 0.5, nan, inf; a huge int is clipped."""
     s = repr(float(x)) if isinstance(x, float) else str(int(x))
