@@ -82,8 +82,8 @@ const (
 	StatusCancelled  = protocol.StatusCancelled  // a cancel came first (Result.CancelReason)
 	StatusOOM        = protocol.StatusOOM        // a process was killed at MaxMemory and bash did not exit 0
 	StatusFailed     = protocol.StatusFailed     // shellsup cannot stand behind the run (it exits 125)
-	StatusIdle       = protocol.StatusIdle       // reserved for interactive runs
-	StatusNeedsInput = protocol.StatusNeedsInput // reserved for interactive runs
+	StatusIdle       = protocol.StatusIdle       // nothing printed for IdleTimeout (Result.Idle)
+	StatusNeedsInput = protocol.StatusNeedsInput // a PTY run waited for input (Result.Prompt)
 )
 
 // StreamText is what became of one stream's raw bytes on their way to
