@@ -21,7 +21,7 @@ from typing import Any, Optional
 from . import _frames
 from ._errors import JobTimeoutError
 from ._interactive_opts import Interactive
-from ._jobargs import check_wait_timeout
+from ._jobargs import check_pattern, check_wait_timeout
 from ._spillread import SpillReader
 from ._validate import _in_range, _is_number, _shown, invalid, quote
 
@@ -205,16 +205,10 @@ class Expecter:
 
 
 def _compile(pattern: Any) -> "re.Pattern[str]":
-    if isinstance(pattern, re.Pattern):
-        if not isinstance(pattern.pattern, str):
-            raise invalid(f"pattern must be a text (str) regular expression (got {quote(pattern.pattern)})")
-        return pattern
-    if not isinstance(pattern, str) or pattern == "":
-        raise invalid(f"pattern must be a non-empty regular expression string (got {quote(pattern)})")
-    try:
-        return re.compile(pattern, re.MULTILINE)
-    except re.error as exc:
-        raise invalid(f"pattern {quote(pattern)} is not a valid regular expression: {exc}") from None
+    """The pattern expect() waits for: wait_for's rule, except that it is required."""
+    compiled = check_pattern(pattern, optional=False)
+    assert compiled is not None
+    return compiled
 
 
 # -- idle ---------------------------------------------------------------------------------

@@ -38,15 +38,16 @@ def check_name(name: Any, command: str) -> str:
     return name
 
 
-def check_pattern(pattern: Any) -> Optional[Pattern[str]]:
-    if pattern is None:
+def check_pattern(pattern: Any, optional: bool = True) -> Optional[Pattern[str]]:
+    """A str regular expression (compiled MULTILINE), or None where optional."""
+    if pattern is None and optional:
         return None
     if isinstance(pattern, re.Pattern):
         if not isinstance(pattern.pattern, str):
             raise invalid(f"pattern must be a text (str) regular expression (got {quote(pattern.pattern)})")
         return pattern
     if not isinstance(pattern, str) or pattern == "":
-        raise invalid(f"pattern must be a non-empty regular expression string or None (got {quote(pattern)})")
+        raise invalid(f"pattern must be a non-empty regular expression string{' or None' if optional else ''} (got {quote(pattern)})")
     try:
         return re.compile(pattern, re.MULTILINE)
     except re.error as exc:
