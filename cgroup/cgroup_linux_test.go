@@ -78,15 +78,22 @@ func TestLeafNamedAfterItsShellsup(t *testing.T) {
 	var st syscall.Stat_t
 	require.NoError(t, syscall.Stat("/proc/self/ns/pid", &st))
 	assert.Equal(t, fmt.Sprint(st.Ino), m[3], "the leaf records the PID namespace")
+	if err := syscall.Stat("/proc/self/ns/time", &st); err == nil {
+		assert.Equal(t, fmt.Sprint(st.Ino), m[4], "the leaf records the time namespace")
+	} else {
+		assert.Equal(t, "0", m[4], "no time namespaces on this kernel")
+	}
 	boot, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
 	require.NoError(t, err)
-	assert.Equal(t, strings.ReplaceAll(strings.TrimSpace(string(boot)), "-", ""), m[4], "and the boot")
+	assert.Equal(t, strings.ReplaceAll(strings.TrimSpace(string(boot)), "-", ""), m[5], "and the boot")
 	assert.False(t, stale("/proc", name), "our own leaf is alive")
 	reused := o
 	reused.start = 1
 	assert.True(t, stale("/proc", reused.name()), "same pid, other start time: reused")
 	assert.False(t, stale("/proc", "not-a-leaf"))
 	assert.False(t, stale("/proc", fmt.Sprintf("shellsup-%d-1", os.Getpid())), "an old-style name says no namespace: never judged")
+	assert.False(t, stale("/proc", fmt.Sprintf("shellsup-%d-1-%d-%s", os.Getpid(), o.ns, o.boot)),
+		"a name without the time namespace (the previous form) cannot be judged: never touched")
 }
 
 func TestLeavesOfOtherNamespacesAreNotJudged(t *testing.T) {
@@ -99,6 +106,10 @@ func TestLeavesOfOtherNamespacesAreNotJudged(t *testing.T) {
 	other.ns++
 	assert.Equal(t, foreign, j.verdict(other.name()), "another PID namespace: its pid means nothing here")
 	assert.Contains(t, j.whyForeign(other.name()), "another PID namespace")
+	timens := gone
+	timens.timens++
+	assert.Equal(t, foreign, j.verdict(timens.name()), "another time namespace: its start time reads shifted here")
+	assert.Contains(t, j.whyForeign(timens.name()), "another time namespace")
 	boot := gone
 	boot.boot = strings.Repeat("0", 32)
 	assert.Equal(t, foreign, j.verdict(boot.name()), "another boot")

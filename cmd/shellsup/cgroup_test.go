@@ -390,7 +390,7 @@ func TestDelegatedCgroupUnprivileged(t *testing.T) {
 	require.GreaterOrEqual(t, len(lines), 2, "%s", got)
 	assert.Equal(t, "nobody", lines[0])
 	rel := strings.TrimPrefix(deleg, unified)
-	assert.Regexp(t, "^"+rel+"/shellsup-[0-9]+-[0-9]+-[0-9]+-[0-9a-f]{32}$", lines[1], "bash ran in a leaf of the delegated cgroup")
+	assert.Regexp(t, "^"+rel+"/shellsup-[0-9]+-[0-9]+-[0-9]+-[0-9]+-[0-9a-f]{32}$", lines[1], "bash ran in a leaf of the delegated cgroup")
 	entries, err := os.ReadDir(deleg)
 	require.NoError(t, err)
 	for _, e := range entries {
