@@ -273,7 +273,8 @@ class Core:
         """shellsup gone without totals in the cgroup tier: its tree may still be in
         the leaf the start frame named; kill it (the one I/O the core does, through
         the injectable ``kill_leaf``). Dead before its start frame, it named no
-        leaf: once it is reaped, ``sweep_leaves`` kills every stale one."""
+        leaf, and a cgroup-v1 tier's start frame names none (its leaves are v1):
+        once it is reaped, ``sweep_leaves`` kills every stale one."""
         start = self.session.start
         trusted = self.session.done and self._untrusted is None and self._parsing
         if trusted or self._leaf_note is not None:
@@ -290,6 +291,10 @@ class Core:
         leaf = start.get("cgroup")
         if isinstance(leaf, str) and leaf:
             self._leaf_note = self.kill_leaf(leaf)
+        elif self.returncode is not None and "cgroup-v1" in str(start.get("containment", "")).split("+"):
+            # v1 leaves (limits only), which the start frame does not name, under the
+            # v1 cgroups shellsup inherited from this process: plain sweep sweeps them
+            self._leaf_note = "the cgroup-v1 tier's leaves are not named in the start frame; " + self.sweep_leaves()
 
     def _judge_report(self) -> None:
         """Once shellsup is gone: does its report count? (see expected_exit)"""
