@@ -313,6 +313,7 @@ const tierCgroupV1 = "cgroup-v1"
 // frame, or the tier is cgroup-v1, whose v1 leaves the start frame does
 // not name), any that the sweep finds stale.
 func (p *process) leftover(start *protocol.Start, readErr error) string {
+	keepUndumpable() // what the command started may outlive it: see dumpable_linux.go
 	if start == nil {
 		if errors.Is(readErr, errEndedBeforeStart) {
 			// It died before its start frame, by a signal, a crash or

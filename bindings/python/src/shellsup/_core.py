@@ -35,7 +35,7 @@ import math
 import signal
 from typing import Any, Callable, Collection, List, Mapping, Optional, Tuple
 
-from . import _frames, _leaf, _limits
+from . import _dumpable, _frames, _leaf, _limits
 from ._errors import EXEC_FAILED, PROTOCOL, CleanupError, ShellsupError
 from ._result import SkillResult
 from ._transcript import Transcript, add_note
@@ -281,6 +281,7 @@ class Core:
             return
         if self.session.error is not None and self._untrusted is None:
             return  # it refused to run: nothing was started
+        _dumpable.keep()  # what the command started may outlive the run: see _dumpable
         if start is None:
             # its frames ended cleanly before the start frame (no garbage, no error
             # frame): it died — by a signal, a crash or the binding's own SIGKILL —
