@@ -15,6 +15,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -28,7 +29,7 @@ PIDS = "/sys/fs/cgroup/pids"
 HARNESS = r"""
 import json, shellsup as shell
 try:
-    shell.run('setsid sleep 61.74 </dev/null >/dev/null 2>&1 & echo $! > "$LOG"; kill -9 $PPID; sleep 5',
+    shell.run('setsid sleep 61.74 </dev/null >/dev/null 2>&1 & echo $! > "$LOG"; kill -9 $PPID',
               timeout=20, progress=None, max_procs=20)
     print(json.dumps({"category": None, "message": "a result"}))
 except shell.ShellsupError as e:
@@ -90,5 +91,7 @@ def test_a_killed_shellsup_in_the_v1_tier_is_swept(leaks, child_env):
         assert not _is_sleeper(sleeper), f"the setsid sleeper {sleeper} outlived the call: {out}"
         assert leaks.survivors() == []
     finally:
+        if sleeper and _is_sleeper(sleeper):
+            os.kill(sleeper, signal.SIGKILL)  # checked just now to be the test's own sleeper
         _remove(deleg)
         shutil.rmtree(top, ignore_errors=True)
