@@ -79,6 +79,11 @@ func TestLeafNamedAfterItsShellsup(t *testing.T) {
 	var st syscall.Stat_t
 	require.NoError(t, syscall.Stat("/proc/self/ns/pid", &st))
 	assert.Equal(t, st.Ino, parsed.ns, "the leaf records the PID namespace")
+	if err := syscall.Stat("/proc/self/ns/time", &st); err == nil {
+		assert.Equal(t, st.Ino, parsed.timens, "the leaf records the time namespace")
+	} else {
+		assert.Zero(t, parsed.timens, "no time namespaces on this kernel")
+	}
 	boot, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
 	require.NoError(t, err)
 	assert.Equal(t, strings.ReplaceAll(strings.TrimSpace(string(boot)), "-", ""), parsed.boot, "and the boot")
@@ -88,21 +93,29 @@ func TestLeafNamedAfterItsShellsup(t *testing.T) {
 	assert.True(t, stale("/proc", reused.name()), "same pid, other start time: reused")
 	assert.False(t, stale("/proc", "not-a-leaf"))
 	assert.False(t, stale("/proc", fmt.Sprintf("shellsup-%d-1", os.Getpid())), "an old-style name says no namespace: never judged")
+	assert.False(t, stale("/proc", fmt.Sprintf("shellsup-%d-1-%d-%s", os.Getpid(), o.ns, o.boot)),
+		"a name without the time namespace (the previous form) cannot be judged: never touched")
 }
 
-// TestParseOwnerTakesOnlyItsOwnNames: only shellsup-<pid>-<start>-<ns>-<32
-// lowercase hex> is a leaf's name; anything else is never judged.
+// TestParseOwnerTakesOnlyItsOwnNames: only shellsup-<pid>-<start>-<pidns>-
+// <timens>-<32 lowercase hex> is a leaf's name; anything else (the older
+// form without the time namespace included) is never judged.
 func TestParseOwnerTakesOnlyItsOwnNames(t *testing.T) {
 	boot := strings.Repeat("0123456789abcdef", 2)
-	o, ok := parseOwner("shellsup-12-345-4026531836-" + boot)
+	o, ok := parseOwner("shellsup-12-345-4026531836-4026531834-" + boot)
 	require.True(t, ok)
-	assert.Equal(t, owner{pid: 12, start: 345, ns: 4026531836, boot: boot}, o)
+	assert.Equal(t, owner{pid: 12, start: 345, ns: 4026531836, timens: 4026531834, boot: boot}, o)
+	o, ok = parseOwner("shellsup-12-345-4026531836-0-" + boot)
+	require.True(t, ok, "a kernel without time namespaces names 0")
+	assert.Zero(t, o.timens)
 	for _, name := range []string{
-		"shellsup-12-345", "shellsup-12-345-4026531836", "shellsup-12-345-1-" + boot + "-1",
-		"shellsup-+12-345-1-" + boot, "shellsup--345-1-" + boot, "shellsup-12-3x5-1-" + boot,
-		"shellsup-12-345-1-" + strings.ToUpper(boot), "shellsup-12-345-1-" + boot[1:],
-		"shellsup-12-345-1-" + boot + "0", "shellsup-12-345-1-" + boot + "\n", "xshellsup-12-345-1-" + boot,
-		"shellsup-99999999999999999999-345-1-" + boot, "", "shellsup-",
+		"shellsup-12-345", "shellsup-12-345-4026531836", "shellsup-12-345-4026531836-" + boot,
+		"shellsup-12-345-1-2-" + boot + "-1",
+		"shellsup-+12-345-1-2-" + boot, "shellsup--345-1-2-" + boot, "shellsup-12-3x5-1-2-" + boot,
+		"shellsup-12-345-1-x-" + boot, "shellsup-12-345-1--" + boot,
+		"shellsup-12-345-1-2-" + strings.ToUpper(boot), "shellsup-12-345-1-2-" + boot[1:],
+		"shellsup-12-345-1-2-" + boot + "0", "shellsup-12-345-1-2-" + boot + "\n", "xshellsup-12-345-1-2-" + boot,
+		"shellsup-99999999999999999999-345-1-2-" + boot, "shellsup-12-345-1-99999999999999999999-" + boot, "", "shellsup-",
 	} {
 		_, ok := parseOwner(name)
 		assert.False(t, ok, "%q", name)
@@ -119,6 +132,10 @@ func TestLeavesOfOtherNamespacesAreNotJudged(t *testing.T) {
 	other.ns++
 	assert.Equal(t, foreign, j.verdict(other.name()), "another PID namespace: its pid means nothing here")
 	assert.Contains(t, j.whyForeign(other.name()), "another PID namespace")
+	timens := gone
+	timens.timens++
+	assert.Equal(t, foreign, j.verdict(timens.name()), "another time namespace: its start time reads shifted here")
+	assert.Contains(t, j.whyForeign(timens.name()), "another time namespace")
 	boot := gone
 	boot.boot = strings.Repeat("0", 32)
 	assert.Equal(t, foreign, j.verdict(boot.name()), "another boot")

@@ -4,14 +4,16 @@
 // identifiable even if shellsup itself is SIGKILLed.
 //
 // The leaf is a cgroup v2 directory named
-// shellsup-<pid>-<starttime>-<pidns inode>-<boot id> (the pid and /proc
-// start time of the shellsup that made it, and the PID namespace and boot
-// they mean something in), created under shellsup's own cgroup or under a
-// delegated parent given with --cgroup. A leaf of this PID namespace and
-// boot whose shellsup is dead is stale: Sweep, run at every start and by
+// shellsup-<pid>-<starttime>-<pidns inode>-<timens inode>-<boot id> (the
+// pid and /proc start time of the shellsup that made it, and the PID
+// namespace, time namespace and boot they mean something in: the kernel
+// shifts a start time by the reader's boottime offset), created under
+// shellsup's own cgroup or under a delegated parent given with --cgroup. A
+// leaf of this PID namespace, time namespace and boot whose shellsup is
+// dead is stale: Sweep, run at every start and by
 // `shellsup sweep`, kills what is in it (cgroup.kill; in v1, SIGKILL
 // through pidfds of verified members) and removes it. A leaf whose owner
-// is alive, or cannot be seen (another namespace or boot, or a /proc that
+// is alive, or cannot be judged (another namespace or boot, or a /proc that
 // does not show this one), is never touched. Removal is bounded by a
 // deadline however many cgroups the command made below its leaf.
 //

@@ -15,39 +15,46 @@ import (
 
 // owner is the shellsup a leaf's name records: its pid and start time as
 // its own PID namespace sees them, the inode of that namespace
-// (/proc/self/ns/pid) and the boot (/proc/sys/kernel/random/boot_id,
-// without dashes). A pid and a start time mean something only in the
-// namespace and the boot they were read in.
+// (/proc/self/ns/pid), the inode of its own time namespace
+// (/proc/self/ns/time: the kernel shows a start time shifted by the
+// reader's boottime offset, so a start time compares only with one read
+// in the same time namespace; 0 on a kernel without time namespaces) and
+// the boot (/proc/sys/kernel/random/boot_id, without dashes). A pid and a
+// start time mean something only in the namespaces and the boot they
+// were read in.
 type owner struct {
-	pid   int
-	start uint64
-	ns    uint64
-	boot  string
+	pid    int
+	start  uint64
+	ns     uint64
+	timens uint64
+	boot   string
 }
 
 // name is the leaf's directory name.
 func (o owner) name() string {
-	return fmt.Sprintf("shellsup-%d-%d-%d-%s", o.pid, o.start, o.ns, o.boot)
+	return fmt.Sprintf("shellsup-%d-%d-%d-%d-%s", o.pid, o.start, o.ns, o.timens, o.boot)
 }
 
 // parseOwner reads a leaf name, shellsup-<pid>-<starttime>-<pidns
-// inode>-<boot id> (three decimal numbers and 32 lowercase hex digits); ok
-// is false for anything shellsup did not name (a leaf of an older
-// shellsup, shellsup-<pid>-<start>, included: it does not say which
-// namespace its pid belongs to). It is parsed by hand: a regular
-// expression compiled at package init cost every start 60 µs.
+// inode>-<timens inode>-<boot id> (four decimal numbers and 32 lowercase
+// hex digits); ok is false for anything shellsup did not name. Leaves of
+// older shellsups, shellsup-<pid>-<start> and
+// shellsup-<pid>-<start>-<pidns>-<boot>, are not parsed either: they do not
+// say which namespaces their pid and start time belong to. It is parsed by
+// hand: a regular expression compiled at package init cost every start 60 µs.
 func parseOwner(name string) (o owner, ok bool) {
 	rest, found := strings.CutPrefix(name, "shellsup-")
 	f := strings.Split(rest, "-")
-	if !found || len(f) != 4 || !digits(f[0]) || !digits(f[1]) || !digits(f[2]) || !lowerHex32(f[3]) {
+	if !found || len(f) != 5 || !digits(f[0]) || !digits(f[1]) || !digits(f[2]) || !digits(f[3]) || !lowerHex32(f[4]) {
 		return owner{}, false
 	}
-	var err1, err2, err3 error
+	var err1, err2, err3, err4 error
 	o.pid, err1 = strconv.Atoi(f[0])
 	o.start, err2 = strconv.ParseUint(f[1], 10, 64)
 	o.ns, err3 = strconv.ParseUint(f[2], 10, 64)
-	o.boot = f[3]
-	return o, err1 == nil && err2 == nil && err3 == nil
+	o.timens, err4 = strconv.ParseUint(f[3], 10, 64)
+	o.boot = f[4]
+	return o, err1 == nil && err2 == nil && err3 == nil && err4 == nil
 }
 
 // digits reports whether s is one or more ASCII decimal digits.
@@ -86,6 +93,9 @@ func self(proc string) (o owner, err error) {
 		return o, fmt.Errorf("reading shellsup's PID namespace: %w", err)
 	}
 	o.ns = st.Ino
+	if o.timens, err = nsInode(filepath.Join(proc, "self", "ns", "time")); err != nil {
+		return o, fmt.Errorf("reading shellsup's time namespace: %w", err)
+	}
 	b, err := os.ReadFile(filepath.Join(proc, "sys", "kernel", "random", "boot_id"))
 	if err != nil {
 		return o, fmt.Errorf("reading the boot id: %w", err)
@@ -95,6 +105,19 @@ func self(proc string) (o owner, err error) {
 		return o, fmt.Errorf("malformed boot id %q", b)
 	}
 	return o, nil
+}
+
+// nsInode is the inode of the namespace link path, 0 where the kernel has
+// no such namespace (a time namespace needs Linux 5.6 and CONFIG_TIME_NS).
+func nsInode(path string) (uint64, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		if errors.Is(err, unix.ENOENT) {
+			return 0, nil
+		}
+		return 0, err
+	}
+	return st.Ino, nil
 }
 
 // procShowsSelf says whether proc is the procfs of this process's own PID
@@ -123,19 +146,21 @@ type verdict int
 const (
 	notLeaf verdict = iota // not named by this shellsup version: never touched
 	live                   // its shellsup is alive
-	foreign                // made in another PID namespace or boot: its owner cannot be seen
+	foreign                // made in another PID or time namespace or boot: its owner cannot be judged
 	dead                   // stale: its shellsup is gone
 )
 
 // verdict says whether the leaf called name is stale, as j.me sees it
-// through j.proc. Only a leaf of my own namespace and boot is judged, and
-// only when j.proc shows that namespace (seesOwn).
+// through j.proc. Only a leaf of my own PID namespace, time namespace and
+// boot is judged, and only when j.proc shows that PID namespace (seesOwn):
+// a start time read in another time namespace is shifted by the
+// difference of the boottime offsets, so it would never match.
 func (j judge) verdict(name string) verdict {
 	o, ok := parseOwner(name)
 	switch {
 	case !ok:
 		return notLeaf
-	case o.ns != j.me.ns || o.boot != j.me.boot || !j.seesOwn:
+	case o.ns != j.me.ns || o.timens != j.me.timens || o.boot != j.me.boot || !j.seesOwn:
 		return foreign
 	}
 	start, err := startTime(j.proc, o.pid)

@@ -33,7 +33,8 @@ const startSweepWait = 2 * time.Second
 // Sweep kills the processes of every stale leaf in the v2 parent ("" means
 // shellsup's own cgroup) and in shellsup's own v1 pids and memory cgroups,
 // and removes the leaves. A leaf is judged only if it was made in this
-// process's PID namespace and boot and /proc shows that namespace; it is
+// process's PID namespace, time namespace and boot and /proc shows that
+// PID namespace; it is
 // stale when its shellsup's pid is gone or has another start time. A leaf
 // whose shellsup is alive, or cannot be seen from here, is never touched:
 // the second kind is listed with Left saying why. The error joins the
@@ -130,6 +131,8 @@ func (j judge) whyForeign(name string) string {
 		return "made in another boot (" + o.boot + ")"
 	case o.ns != j.me.ns:
 		return fmt.Sprintf("made in another PID namespace (pid:[%d]; this is pid:[%d]); sweep it from there", o.ns, j.me.ns)
+	case o.timens != j.me.timens:
+		return fmt.Sprintf("made in another time namespace (time:[%d]; this is time:[%d]), whose start times read differently; sweep it from there", o.timens, j.me.timens)
 	default:
 		return j.proc + " does not show this shellsup's own PID namespace, so no pid in it can be judged"
 	}

@@ -15,10 +15,16 @@ import (
 // caller without CAP_SYS_PTRACE; a root command keeps it (run it with
 // Request.User). The setting is per process and is reset at exec, so
 // shellsup and the command are not affected by it.
+//
+// Once a run or job of this process was unreported (shellsup died, or its
+// report did not count), the old setting is never given back: what that
+// command started may still be running as the harness's user, with nothing
+// left to stop it, and would otherwise find the harness dumpable again.
 var dumpable struct {
 	sync.Mutex
 	holds int
-	was   int // PR_GET_DUMPABLE before the first hold
+	was   int  // PR_GET_DUMPABLE before the first hold
+	kept  bool // an unreported run: non-dumpable for the rest of the process's life
 }
 
 // holdUndumpable adds one hold; the first makes the process non-dumpable.
@@ -43,7 +49,16 @@ func releaseUndumpable() {
 	if dumpable.holds == 0 {
 		return
 	}
-	if dumpable.holds--; dumpable.holds == 0 && dumpable.was == 1 {
+	if dumpable.holds--; dumpable.holds == 0 && dumpable.was == 1 && !dumpable.kept {
 		_ = unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0) // back as it was; a failure leaves it safer
 	}
+}
+
+// keepUndumpable makes the process non-dumpable for the rest of its life:
+// a run was unreported, and what its command started may survive it.
+func keepUndumpable() {
+	dumpable.Lock()
+	defer dumpable.Unlock()
+	dumpable.kept = true
+	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0) // cannot fail for 0
 }

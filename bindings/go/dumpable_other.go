@@ -4,3 +4,4 @@ package shellsup
 
 func holdUndumpable()    {}
 func releaseUndumpable() {}
+func keepUndumpable()    {}

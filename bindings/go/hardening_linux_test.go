@@ -205,7 +205,7 @@ func TestKilledBeforeStartIsSwept(t *testing.T) {
 	}
 	// Another test's shellsup, starting meanwhile, may have swept the
 	// stale leaf first: either way nothing of the tree may be alive.
-	assert.Regexp(t, `Run ran shellsup sweep: (killed [1-9][0-9]* processes in /\S+/shellsup-\d+-\d+-\d+-[0-9a-f]{32} and removed it|no cgroup leaf was left)`, e.Message)
+	assert.Regexp(t, `Run ran shellsup sweep: (killed [1-9][0-9]* processes in /\S+/shellsup-\d+-\d+-\d+-\d+-[0-9a-f]{32} and removed it|no cgroup leaf was left)`, e.Message)
 	for _, p := range reapertest.Find(tok) {
 		assert.Equal(t, "Z", p.State, "the sweep killed the leaf: nothing of the tree is alive: %v", p)
 	}

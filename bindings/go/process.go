@@ -303,11 +303,17 @@ func (p *process) abandonment() string {
 	return b.String()
 }
 
+// tierCgroupV1 is the containment word of v1 leaves without a v2 leaf.
+const tierCgroupV1 = "cgroup-v1"
+
 // leftover says what is known to be left of a run whose shellsup ended
 // without totals: bash, if it is still alive, and what it started, which
 // only shellsup could have cleaned up. A cgroup leaf is killed: the one
-// the start frame named, or, without one, any that the sweep finds stale.
+// the start frame named, or, without one (shellsup died before its start
+// frame, or the tier is cgroup-v1, whose v1 leaves the start frame does
+// not name), any that the sweep finds stale.
 func (p *process) leftover(start *protocol.Start, readErr error) string {
+	keepUndumpable() // what the command started may outlive it: see dumpable_linux.go
 	if start == nil {
 		if errors.Is(readErr, errEndedBeforeStart) {
 			// It died before its start frame, by a signal, a crash or
@@ -320,7 +326,13 @@ func (p *process) leftover(start *protocol.Start, readErr error) string {
 	if start.Cgroup != "" {
 		return "; " + killLeaf(p.cmd.Path, p.cmd.Env, start.Cgroup)
 	}
-	if slices.Contains(strings.Split(start.Containment, "+"), "pidns") {
+	tiers := strings.Split(start.Containment, "+")
+	if slices.Contains(tiers, tierCgroupV1) {
+		// v1 leaves (limits only) under the v1 cgroups shellsup inherited
+		// from this process: plain `shellsup sweep` sweeps those.
+		return "; the cgroup-v1 tier's leaves are not named in the start frame; " + sweepLeaves(p.cmd.Path, p.cmd.Env)
+	}
+	if slices.Contains(tiers, "pidns") {
 		return "; the command ran in a PID namespace, which the kernel kills when shellsup dies"
 	}
 	if st := procState(start.ChildPid); st != "" && st != "Z" && st != "X" {

@@ -186,6 +186,6 @@ wait $a; echo "A exit $?"; cat %[3]s/a.out`, deleg, bin, dir)
 	got, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", got)
 	assert.Contains(t, string(got), "nobody\nnested ran\n")
-	assert.Regexp(t, `shellsup: sweep: left \S+/shellsup-\d+-\d+-\d+-[0-9a-f]{32} alone: made in another PID namespace`, string(got))
+	assert.Regexp(t, `shellsup: sweep: left \S+/shellsup-\d+-\d+-\d+-\d+-[0-9a-f]{32} alone: made in another PID namespace`, string(got))
 	assert.Contains(t, string(got), "A exit 0\nup\nalive\n", "run A beside the nested shellsup is never killed")
 }

@@ -80,7 +80,7 @@ func TestCgroupTierByDefault(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(tot.Stdout), "\n")
 	require.Len(t, lines, 2, tot.Stdout)
 	leaf := filepath.Join(unified, lines[1])
-	assert.Regexp(t, fmt.Sprintf(`^/shellsup-%d-[0-9]+-[0-9]+-[0-9a-f]{32}$`, r.start.Pid), lines[1], "bash runs in the leaf named after its shellsup")
+	assert.Regexp(t, fmt.Sprintf(`^/shellsup-%d-[0-9]+-[0-9]+-[0-9]+-[0-9a-f]{32}$`, r.start.Pid), lines[1], "bash runs in the leaf named after its shellsup")
 	assert.Equal(t, filepath.Join(unified, lines[1]), r.start.Cgroup, "start names the leaf")
 	assert.NoDirExists(t, leaf, "the leaf is removed after the run")
 	assert.Zero(t, tot.Cleanup.PidsLimitHit)
@@ -390,7 +390,7 @@ func TestDelegatedCgroupUnprivileged(t *testing.T) {
 	require.GreaterOrEqual(t, len(lines), 2, "%s", got)
 	assert.Equal(t, "nobody", lines[0])
 	rel := strings.TrimPrefix(deleg, unified)
-	assert.Regexp(t, "^"+rel+"/shellsup-[0-9]+-[0-9]+-[0-9]+-[0-9a-f]{32}$", lines[1], "bash ran in a leaf of the delegated cgroup")
+	assert.Regexp(t, "^"+rel+"/shellsup-[0-9]+-[0-9]+-[0-9]+-[0-9]+-[0-9a-f]{32}$", lines[1], "bash ran in a leaf of the delegated cgroup")
 	entries, err := os.ReadDir(deleg)
 	require.NoError(t, err)
 	for _, e := range entries {

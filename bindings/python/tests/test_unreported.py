@@ -90,7 +90,7 @@ def test_a_shellsup_killed_before_its_start_frame_is_swept(leaks, monkeypatch, m
     assert "no start frame arrived" in message, message
     if "cgroup" in tier.split("+"):
         # another shellsup starting meanwhile may have swept the stale leaf first
-        assert re.search(r"the binding ran shellsup sweep: (killed [1-9][0-9]* processes in /\S+/shellsup-\d+-\d+-\d+-[0-9a-f]{32} "
+        assert re.search(r"the binding ran shellsup sweep: (killed [1-9][0-9]* processes in /\S+/shellsup-\d+-\d+-\d+-\d+-[0-9a-f]{32} "
                          r"and removed it|no cgroup leaf was left)", message), message
         assert leaks.survivors() == []
         return

@@ -35,7 +35,7 @@ import math
 import signal
 from typing import Any, Callable, Collection, List, Mapping, Optional, Tuple
 
-from . import _frames, _leaf, _limits
+from . import _dumpable, _frames, _leaf, _limits
 from ._errors import EXEC_FAILED, PROTOCOL, CleanupError, ShellsupError
 from ._result import SkillResult
 from ._transcript import Transcript, add_note
@@ -273,13 +273,15 @@ class Core:
         """shellsup gone without totals in the cgroup tier: its tree may still be in
         the leaf the start frame named; kill it (the one I/O the core does, through
         the injectable ``kill_leaf``). Dead before its start frame, it named no
-        leaf: once it is reaped, ``sweep_leaves`` kills every stale one."""
+        leaf, and a cgroup-v1 tier's start frame names none (its leaves are v1):
+        once it is reaped, ``sweep_leaves`` kills every stale one."""
         start = self.session.start
         trusted = self.session.done and self._untrusted is None and self._parsing
         if trusted or self._leaf_note is not None:
             return
         if self.session.error is not None and self._untrusted is None:
             return  # it refused to run: nothing was started
+        _dumpable.keep()  # what the command started may outlive the run: see _dumpable
         if start is None:
             # its frames ended cleanly before the start frame (no garbage, no error
             # frame): it died — by a signal, a crash or the binding's own SIGKILL —
@@ -290,6 +292,10 @@ class Core:
         leaf = start.get("cgroup")
         if isinstance(leaf, str) and leaf:
             self._leaf_note = self.kill_leaf(leaf)
+        elif self.returncode is not None and "cgroup-v1" in str(start.get("containment", "")).split("+"):
+            # v1 leaves (limits only), which the start frame does not name, under the
+            # v1 cgroups shellsup inherited from this process: plain sweep sweeps them
+            self._leaf_note = "the cgroup-v1 tier's leaves are not named in the start frame; " + self.sweep_leaves()
 
     def _judge_report(self) -> None:
         """Once shellsup is gone: does its report count? (see expected_exit)"""
