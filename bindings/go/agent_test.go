@@ -13,9 +13,9 @@ import (
 
 // Agent passes --agent; a Capture given as well is passed and wins.
 func TestAgentBecomesFlag(t *testing.T) {
-	assert.Equal(t, []string{"--frames", "--timeout=120", "--agent", "--", "true"},
+	assert.Equal(t, []string{"--frames", "--timeout=120", "--pidns-auto", "--agent", "--", "true"},
 		argvOf(t, Request{Command: "true", Agent: true}))
-	assert.Equal(t, []string{"--frames", "--timeout=120", "--capture=head", "--agent", "--", "true"},
+	assert.Equal(t, []string{"--frames", "--timeout=120", "--pidns-auto", "--capture=head", "--agent", "--", "true"},
 		argvOf(t, Request{Command: "true", Agent: true, Capture: "head"}))
 }
 

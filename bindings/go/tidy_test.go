@@ -14,7 +14,7 @@ import (
 // stream's bytes: the same corpus text the Python and integration tests
 // check, and a binary stream named as such.
 func TestTidy(t *testing.T) {
-	assert.Equal(t, []string{"--frames", "--timeout=120", "--tidy", "--", "true"}, argvOf(t, Request{Command: "true", Tidy: true}))
+	assert.Equal(t, []string{"--frames", "--timeout=120", "--pidns-auto", "--tidy", "--", "true"}, argvOf(t, Request{Command: "true", Tidy: true}))
 
 	in, err := filepath.Abs("../../testdata/tidy/pip-download.in")
 	require.NoError(t, err)
