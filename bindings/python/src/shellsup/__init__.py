@@ -32,6 +32,7 @@ from typing import Any, Awaitable, Callable, Mapping, Optional, Sequence, Union
 from ._async import AsyncRun
 from ._errors import CleanupError, ShellsupError
 from ._find import find_binary
+from ._pin import pinned_binary
 from ._job import Job, JobError, JobTimeoutError, Output, jobs, start, start_async
 from ._limits import DEFAULT_BUDGET, DEFAULT_TIMEOUT
 from ._progress import default_progress, print_progress
@@ -217,7 +218,7 @@ def run(
                   sandbox=sandbox, protect=protect, network=network)
     progress = check_progress(progress)
     progress = default_progress(progress, capture)
-    runner = Run(req, find_binary(), progress)
+    runner = Run(req, pinned_binary(), progress)
     runner.start()
     return runner.wait()
 
@@ -267,4 +268,4 @@ async def run_async(
                   sandbox=sandbox, protect=protect, network=network)
     progress = check_progress(progress)
     progress = default_progress(progress, capture)
-    return await AsyncRun(req, find_binary(), progress).wait()
+    return await AsyncRun(req, pinned_binary(), progress).wait()
