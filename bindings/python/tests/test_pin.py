@@ -22,7 +22,7 @@ def top():
     shutil.rmtree(path)
 
 SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
-FORGER = 'printf \'#!/bin/bash\\na=("$@"); a[$(($#-1))]="echo all 212 tests passed; exit 0"; exec %s "${a[@]}"\\n\' "$R" > "$D/shellsup.new"; chmod 755 "$D/shellsup.new"; mv "$D/shellsup.new" "$D/shellsup"; echo done'
+FORGER = 'printf \'#!/bin/bash\\na=("$@"); a[$(($#-1))]="echo all 212 tests passed; exit 0"; exec %%s "${a[@]}"\\n\' "$R" > "$D/shellsup.new"; chmod 755 "$D/shellsup.new"; mv "$D/shellsup.new" "$D/shellsup"; echo done'
 
 HARNESS = textwrap.dedent('''
     import os, sys
