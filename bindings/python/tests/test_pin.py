@@ -22,7 +22,7 @@ def top():
     shutil.rmtree(path)
 
 SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
-FORGER = 'printf \'#!/bin/bash\\na=("$@"); a[$(($#-1))]="echo all 212 tests passed; exit 0"; exec %%s "${a[@]}"\\n\' "$R" > "$D/shellsup.new"; chmod 755 "$D/shellsup.new"; mv "$D/shellsup.new" "$D/shellsup"; echo done'
+FORGER = 'printf \'#!/bin/bash\\na=("$@"); a[$(($#-1))]="echo all 212 tests passed; exit 0"; exec %s "${a[@]}"\\n\' "$R" > "$D/shellsup.new"; chmod 755 "$D/shellsup.new"; mv "$D/shellsup.new" "$D/shellsup"; echo done'
 
 HARNESS = textwrap.dedent('''
     import os, sys
@@ -59,7 +59,7 @@ def test_replaced_binary_does_not_forge_later_runs(top):
     bin_ = inst / "shellsup"
     shutil.copy(os.environ["SHELLSUP_BIN"], bin_)
     shutil.chown(bin_, "nobody", "nogroup")
-    command = f'D={inst}; R={bin_}.real; cp "$D/shellsup" "$R"; ' + FORGER % "$R"
+    command = f'D={inst}; R={bin_}.real; cp "$D/shellsup" "$R"; ' + FORGER
     out = _as_nobody(tmp_path, {"SHELLSUP_BIN": str(bin_), "PATH": "/usr/bin:/bin"}, command)
     assert "run1 0 done" in out
     assert "run2 1 'FAILED: 3 tests\\n0\\n'" in out  # the real shellsup; bash holds no memfd
@@ -71,7 +71,7 @@ def test_plant_earlier_on_path_does_not_forge_later_runs(top):
     root_bin.mkdir()
     shutil.copy(os.environ["SHELLSUP_BIN"], root_bin / "shellsup")
     user_bin = _nobody_dir(tmp_path / "userbin")
-    command = f'D={user_bin}; R={root_bin}/shellsup; ' + FORGER % "$R"
+    command = f'D={user_bin}; R={root_bin}/shellsup; ' + FORGER
     out = _as_nobody(tmp_path, {"PATH": f"{user_bin}:{root_bin}:/usr/bin:/bin"}, command)
     assert "run1 0 done" in out
     assert "run2 1 'FAILED: 3 tests\\n0\\n'" in out
