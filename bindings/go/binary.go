@@ -1,6 +1,7 @@
 package shellsup
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/shellsup/shellsup/internal/embedmode"
 )
@@ -124,6 +126,77 @@ func supervisorEnv(bin string, env []string) []string {
 		env = os.Environ()
 	}
 	return embedmode.SupervisorEnv(slices.Clone(env))
+}
+
+// pins holds, for the life of the calling process, what Run and Start
+// resolved and the pinned copy of each binary they run: see resolveBinary.
+var pins struct {
+	sync.Mutex
+	resolved map[string]string   // lookup inputs → the binary they found
+	files    map[string]*os.File // that binary → its sealed copy
+}
+
+// resolveBinary is findBinary done once per calling process for each set
+// of inputs (Request.Binary, $SHELLSUP_BIN, $PATH, the embedded
+// registration): the first Run resolves the binary and pins it (pinFile),
+// and every later Run with the same inputs executes the pinned copy
+// without looking again, so a command that replaces the file or plants a
+// shellsup earlier on $PATH cannot reach a later run. A failed lookup is
+// not remembered.
+func resolveBinary(explicit string) (string, error) {
+	exe, ok, _ := embedmode.Registered()
+	key := strings.Join([]string{explicit, os.Getenv(BinaryEnv), os.Getenv("PATH"), exe, fmt.Sprint(ok)}, "\x00")
+	pins.Lock()
+	defer pins.Unlock()
+	if bin, found := pins.resolved[key]; found {
+		return bin, nil
+	}
+	bin, err := findBinary(explicit)
+	if err != nil {
+		return "", err
+	}
+	if _, pinned := pins.files[bin]; !pinned && !isEmbedded(bin) {
+		f, err := pinFile(bin)
+		if err != nil {
+			return "", newError(CategoryExecFailed, fmt.Sprintf("pinning the shellsup binary %s: %v", bin, err), err)
+		}
+		if pins.files == nil {
+			pins.files, pins.resolved = map[string]*os.File{}, map[string]string{}
+		}
+		pins.files[bin] = f
+	}
+	if pins.resolved == nil {
+		pins.resolved = map[string]string{}
+	}
+	pins.resolved[key] = bin
+	return bin, nil
+}
+
+// isEmbedded reports whether bin is the calling program re-executed as
+// its own supervisor.
+func isEmbedded(bin string) bool {
+	exe, ok, err := embedmode.Registered()
+	return ok && err == nil && bin == exe
+}
+
+// supervisorCommand is the command that runs the shellsup binary bin with
+// args. It executes the image resolveBinary pinned, not the path: the
+// sealed copy, passed as fd 3 and executed as /proc/self/fd/3 (argv[0]
+// stays bin; shellsup marks fd 3 close-on-exec, so bash never has it), or,
+// in embedded mode, /proc/self/exe, the running program's own inode. A bin
+// that was never resolved (tests) runs by path.
+func supervisorCommand(ctx context.Context, bin string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	pins.Lock()
+	f := pins.files[bin]
+	pins.Unlock()
+	switch {
+	case isEmbedded(bin):
+		cmd.Path = "/proc/self/exe"
+	case f != nil:
+		cmd.Path, cmd.ExtraFiles = "/proc/self/fd/3", []*os.File{f}
+	}
+	return cmd
 }
 
 // lookPath checks that path is an executable file (or finds a bare name in

@@ -61,6 +61,16 @@
 // A place that is set but holds no executable (1–3) is an error, never a
 // fall-through to the next; the not_found error lists every place looked at.
 //
+// The five places are looked at once per process for each set of inputs
+// (Request.Binary, $SHELLSUP_BIN, $PATH, the embedded registration): the
+// first Run or Start copies the binary into a sealed memfd, and every later
+// Run, Start and sweep with the same inputs executes that copy
+// (/proc/self/fd/3), so a command that replaces the file or plants a
+// shellsup earlier on $PATH cannot reach a later run; the embedded mode
+// re-executes /proc/self/exe, the running image, not its path. The first
+// lookup trusts the file system: the binary and the directories above it
+// must not be writable by the command's uid before then.
+//
 // The module needs Go 1.26 or later and has no release tag yet: a module of
 // your own points at a checkout with a replace directive (bindings/go
 // README, "Use it from your own module").

@@ -114,7 +114,7 @@ func Start(ctx context.Context, req Request) (*Job, error) {
 	if err := platformCheck(); err != nil {
 		return nil, err
 	}
-	bin, err := findBinary(cfg.binary)
+	bin, err := resolveBinary(cfg.binary)
 	if err != nil {
 		return nil, err
 	}

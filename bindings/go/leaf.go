@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -65,7 +64,7 @@ func sweepLeaves(bin string, env []string) string {
 func runSweep(bin string, env []string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), sweepWait)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, append([]string{"sweep"}, args...)...)
+	cmd := supervisorCommand(ctx, bin, append([]string{"sweep"}, args...)...)
 	cmd.Env = env
 	out, err := cmd.CombinedOutput()
 	text := strings.TrimSpace(strings.ReplaceAll(string(out), "shellsup: sweep: ", ""))

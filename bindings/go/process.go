@@ -62,7 +62,7 @@ func start(bin string, cfg config) (*process, error) {
 	}
 	p := &process{control: ctrlW, frames: outR, stderr: &headBuffer{max: stderrKeep},
 		grace: cfg.graceOrDefault(), slack: watchdogSlack, exited: make(chan struct{})}
-	p.cmd = exec.Command(bin, cfg.args()...)
+	p.cmd = supervisorCommand(context.Background(), bin, cfg.args()...)
 	p.cmd.Env = supervisorEnv(bin, cfg.env)
 	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = ctrlR, outW, p.stderr
 	p.cmd.SysProcAttr = sysProcAttr()
@@ -319,12 +319,12 @@ func (p *process) leftover(start *protocol.Start, readErr error) string {
 			// It died before its start frame, by a signal, a crash or
 			// Run's own SIGKILL: no leaf was named, and it did not clean
 			// up. The sweep touches only leaves of shellsups that are gone.
-			return "; no start frame arrived, so what it started is unknown; " + sweepLeaves(p.cmd.Path, p.cmd.Env)
+			return "; no start frame arrived, so what it started is unknown; " + sweepLeaves(p.cmd.Args[0], p.cmd.Env)
 		}
 		return "; no start frame arrived, so what it started is unknown"
 	}
 	if start.Cgroup != "" {
-		return "; " + killLeaf(p.cmd.Path, p.cmd.Env, start.Cgroup)
+		return "; " + killLeaf(p.cmd.Args[0], p.cmd.Env, start.Cgroup)
 	}
 	tiers := strings.Split(start.Containment, "+")
 	if slices.Contains(tiers, tierCgroupV1) {

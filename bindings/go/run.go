@@ -80,7 +80,7 @@ func Run(ctx context.Context, req Request) (Result, error) {
 	if err := platformCheck(); err != nil {
 		return Result{}, err
 	}
-	bin, err := findBinary(cfg.binary)
+	bin, err := resolveBinary(cfg.binary)
 	if err != nil {
 		return Result{}, err
 	}

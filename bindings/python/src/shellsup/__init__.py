@@ -34,6 +34,7 @@ from ._async import AsyncRun
 from ._errors import CleanupError, ShellsupError
 from ._find import find_binary
 from ._interactive import check_interactive
+from ._pin import pinned_binary
 from ._job import Job, JobError, JobTimeoutError, Output, jobs, start, start_async
 from ._limits import DEFAULT_BUDGET, DEFAULT_TIMEOUT
 from ._progress import default_progress, print_progress
@@ -237,7 +238,7 @@ def run(
     req = dataclasses.replace(req, interactive=check_interactive(pty, pty_size, False, idle_timeout, run=True))
     progress = check_progress(progress)
     progress = default_progress(progress, capture)
-    runner = Run(req, find_binary(), progress)
+    runner = Run(req, pinned_binary(), progress)
     runner.start()
     return runner.wait()
 
@@ -291,4 +292,4 @@ async def run_async(
     req = dataclasses.replace(req, interactive=check_interactive(pty, pty_size, False, idle_timeout, run=True))
     progress = check_progress(progress)
     progress = default_progress(progress, capture)
-    return await AsyncRun(req, find_binary(), progress).wait()
+    return await AsyncRun(req, pinned_binary(), progress).wait()

@@ -32,7 +32,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 from . import _frames, _interactive, _limits
 from ._interactive import check_interactive
 from ._errors import JobError, JobTimeoutError, ShellsupError
-from ._find import find_binary
+from ._pin import pinned_binary
 from ._jobargs import JobRequest, check_name, check_wait_timeout
 from ._limits import DEFAULT_BUDGET, DEFAULT_LIFETIME, DEFAULT_SPILL_MAX
 from ._probe import PORTS_WAIT, Probe
@@ -645,7 +645,7 @@ def start(
     spill_dir = check_spill_dir(spill)
     limit = check_spill_max(spill_max, spill_dir, needs_spill=False)
     label = check_name(name, base.command)
-    binary = find_binary()
+    binary = pinned_binary()
     owned = None
     if spill_dir is None:
         owned = spill_dir = tempfile.mkdtemp(prefix="shellsup-job-")  # mode 0700

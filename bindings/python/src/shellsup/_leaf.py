@@ -18,6 +18,8 @@ import os
 import subprocess
 from typing import Dict, List, Optional, Tuple
 
+from . import _pin
+
 SWEEP_WAIT = 5.0  # seconds shellsup sweep may take
 
 
@@ -56,7 +58,7 @@ def _run_sweep(argv: List[str], env: Optional[Dict[str, str]]) -> Tuple[str, str
     """Why shellsup sweep failed ("" when it did not) and its lines, joined by "; "."""
     try:
         done = subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, capture_output=True,
-                              timeout=SWEEP_WAIT, check=False)
+                              timeout=SWEEP_WAIT, check=False, **_pin.spawn_kwargs(argv[0]))
     except (OSError, subprocess.SubprocessError) as exc:
         return f"it could not run: {exc}", ""
     text = (done.stdout + done.stderr).decode("utf-8", "replace").replace("shellsup: sweep: ", "")

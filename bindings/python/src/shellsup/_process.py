@@ -38,7 +38,7 @@ import subprocess
 import sys
 from typing import Any, Dict, List, Optional, Tuple
 
-from . import _core, _dumpable, _frames
+from . import _core, _dumpable, _frames, _pin
 from ._errors import INTERNAL, ShellsupError
 from ._validate import Request
 
@@ -75,6 +75,7 @@ class Shellsup:
                 env=request.env,
                 bufsize=0,
                 **OWN_GROUP,
+                **_pin.spawn_kwargs(core.binary),
             )
         except OSError as exc:
             control.close()
