@@ -43,7 +43,8 @@ type dumpableReport struct {
 // whether it is dumpable and what the survivor could read.
 func dumpableHarness([]string) int {
 	var rep dumpableReport
-	_, err := Run(context.Background(), Request{Command: survivorCommand, Timeout: 20 * time.Second})
+	// NoPIDNamespace: under the default --pidns-auto the survivor could not outlive shellsup.
+	_, err := Run(context.Background(), Request{Command: survivorCommand, Timeout: 20 * time.Second, NoPIDNamespace: true})
 	var e *Error
 	if errors.As(err, &e) {
 		rep.Category = e.Category

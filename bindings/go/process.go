@@ -330,7 +330,7 @@ func (p *process) leftover(start *protocol.Start, readErr error) string {
 	if slices.Contains(tiers, tierCgroupV1) {
 		// v1 leaves (limits only) under the v1 cgroups shellsup inherited
 		// from this process: plain `shellsup sweep` sweeps those.
-		return "; the cgroup-v1 tier's leaves are not named in the start frame; " + sweepLeaves(p.cmd.Path, p.cmd.Env)
+		return "; the cgroup-v1 tier's leaves are not named in the start frame; " + sweepLeaves(p.cmd.Args[0], p.cmd.Env)
 	}
 	if slices.Contains(tiers, "pidns") {
 		return "; the command ran in a PID namespace, which the kernel kills when shellsup dies"

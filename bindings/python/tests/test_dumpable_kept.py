@@ -35,7 +35,7 @@ import ctypes, json, os, sys, time
 import shellsup as shell
 d = os.environ["DIR"]
 try:
-    shell.run(sys.argv[1], timeout=20, progress=None)
+    shell.run(sys.argv[1], timeout=20, progress=None, pidns=False)
     category = None
 except shell.ShellsupError as e:
     category = e.category

@@ -30,7 +30,7 @@ HARNESS = r"""
 import json, shellsup as shell
 try:
     shell.run('setsid sleep 61.74 </dev/null >/dev/null 2>&1 & echo $! > "$LOG"; kill -9 $PPID',
-              timeout=20, progress=None, max_procs=20)
+              timeout=20, progress=None, max_procs=20, pidns=False)
     print(json.dumps({"category": None, "message": "a result"}))
 except shell.ShellsupError as e:
     print(json.dumps({"category": e.category, "message": str(e)}))
