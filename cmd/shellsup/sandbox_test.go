@@ -495,3 +495,23 @@ python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect("%[2]s")
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o600), st.Mode().Perm())
 }
+
+// TestSandboxWithPTY: a PTY run gets the same sandbox: bash is on its
+// terminal and still cannot write outside its private TMPDIR, in the
+// default tier and under --pidns.
+func TestSandboxWithPTY(t *testing.T) {
+	home := t.TempDir()
+	for _, extra := range [][]string{nil, {"--pidns"}} {
+		args := append([]string{"--pty", "--sandbox", "read-only"}, extra...)
+		r := runShellsup(t, opts{args: args, env: []string{"HOME=" + home},
+			command: `touch "$HOME/x"; echo "rc=$?"; tty; echo ok > "$TMPDIR/y" && echo tmp-ok`})
+		tot := requireTotals(t, r)
+		assert.Equal(t, 0, r.exit, "%v: %s", args, tot.Stdout)
+		assert.Contains(t, tot.Stdout, "rc=1", args)
+		assert.Contains(t, tot.Stdout, "/dev/pts/", args)
+		assert.Contains(t, tot.Stdout, "tmp-ok", args)
+		require.NotNil(t, r.start.Sandbox, args)
+		assert.Equal(t, "read-only", r.start.Sandbox.Mode, args)
+		assert.NoFileExists(t, filepath.Join(home, "x"), args)
+	}
+}
