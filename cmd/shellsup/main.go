@@ -17,5 +17,6 @@ import (
 
 func main() {
 	pidns.MaybeInit() // the PID-namespace init is this binary, re-executed; it never returns
+	nameSelf()
 	os.Exit(cli.Run(os.Args[1:], cli.StdStreams()))
 }
