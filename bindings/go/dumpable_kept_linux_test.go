@@ -82,6 +82,7 @@ func TestUnreportedRunKeepsHarnessUndumpable(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to run the harness as nobody")
 	}
+	reapOrphansAfter(t) // the survivor is reparented to the test binary
 	dir := nobodyDir(t)
 	require.NoError(t, os.Chmod(dir, 0o777))
 	bin := copyExecutable(t, os.Getenv(BinaryEnv), filepath.Join(dir, "shellsup"))

@@ -175,3 +175,21 @@ func writeScript(t *testing.T, body string) string {
 	require.NoError(t, os.WriteFile(path, []byte("#!/bin/sh\n"+body+"\n"), 0o755))
 	return path
 }
+
+// reapOrphansAfter makes t, when it ends, wait (at most 5 s) for the orphans
+// its command left to the test binary, a subreaper, to die and reaps them: a
+// test whose harness is killed on purpose (its setsid survivor is reparented
+// here) must not leave them to the next test's leak check.
+func reapOrphansAfter(t *testing.T) {
+	t.Cleanup(func() {
+		proctest.Await(5*time.Second, func() bool {
+			reapertest.ReapOrphans()
+			for _, p := range reapertest.Find(reapertest.NewToken()) {
+				if p.Why == "orphan of the test" {
+					return false
+				}
+			}
+			return true
+		})
+	})
+}

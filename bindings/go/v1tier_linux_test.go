@@ -79,10 +79,12 @@ func TestV1TierKilledShellsupLeavesNothing(t *testing.T) {
 	sleeper, err := strconv.Atoi(strings.TrimSpace(string(b)))
 	require.NoError(t, err, "the command wrote its sleeper's pid: %q (harness: %s)", b, out)
 	t.Cleanup(func() { killIfSleeper(sleeper) })
+	reapOrphansAfter(t) // the killed sleeper was reparented to the test binary
 	got := string(out)
 	assert.Contains(t, got, "protocol: ", "a SIGKILLed shellsup is an error, never a result")
 	// The sweep may also meet other users' stale leaves in the v2 cgroup (and fail on them).
-	assert.Regexp(t, `the cgroup-v1 tier's leaves are not named in the start frame; Run ran \S*shellsup sweep.*killed [1-9][0-9]* processes in `+regexp.QuoteMeta(deleg)+`/shellsup-\S+ and removed it`, got, "Run swept the v1 leaf")
+	// shellsup may die before or after its start frame: either way Run sweeps.
+	assert.Regexp(t, `(the cgroup-v1 tier's leaves are not named in the start frame|no start frame arrived, so what it started is unknown); Run ran \S*shellsup sweep.*killed [1-9][0-9]* processes in `+regexp.QuoteMeta(deleg)+`/shellsup-\S+ and removed it`, got, "Run swept the v1 leaf")
 	assert.False(t, isSleeper(sleeper), "the setsid sleeper (pid %d) is gone when Run returns: %s", sleeper, got)
 }
 

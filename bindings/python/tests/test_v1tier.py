@@ -85,7 +85,8 @@ def test_a_killed_shellsup_in_the_v1_tier_is_swept(leaks, child_env):
         sleeper = int(log.read_text().strip())
         assert out["category"] == "protocol", out
         # the sweep may also meet other users' stale leaves in the v2 cgroup (and fail on them)
-        assert re.search(r"the cgroup-v1 tier's leaves are not named in the start frame; the binding ran shellsup sweep.*"
+        assert re.search(r"(the cgroup-v1 tier's leaves are not named in the start frame|no start frame arrived.*?); "
+                         r"the binding ran shellsup sweep.*"
                          r"killed [1-9][0-9]* processes in " + re.escape(deleg) + r"/shellsup-\S+ and removed it",
                          out["message"]), out
         assert not _is_sleeper(sleeper), f"the setsid sleeper {sleeper} outlived the call: {out}"
