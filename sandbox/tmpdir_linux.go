@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -28,34 +27,104 @@ func MakeTmp(own bool, uid, gid int) (string, error) {
 }
 
 // RemoveTmp removes the private TMPDIR and all in it, once the command's
-// processes are gone (the caller's word: with one alive, paths could
-// change under the walk), and returns how many entries it removed (the
-// directory included). Directories the command made unwritable are made
-// writable first; links are removed, never followed.
+// processes are gone, and returns how many entries it removed (the
+// directory included). It never goes by a path the command could change:
+// every step is relative to a descriptor of a directory already opened,
+// each name is opened O_NOFOLLOW (a link is unlinked, never followed, even
+// one swapped in for a directory during the walk by a process of the
+// command's uid outside the run), and a directory the command made
+// unwritable is made writable through its own descriptor. A tree deeper
+// than maxTmpDepth is left, with an error.
 func RemoveTmp(dir string) (int, error) {
-	n := 0
-	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		n++
-		if err == nil && d.IsDir() {
-			_ = chmodDir(path) // RemoveAll reports what stays
-		}
-		return nil
-	})
-	if err := os.RemoveAll(dir); err != nil {
+	parent, err := unix.Open(filepath.Dir(dir), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
 		return 0, fmt.Errorf("removing the private TMPDIR %q: %w", dir, err)
+	}
+	defer unix.Close(parent)
+	n, err := removeAt(parent, filepath.Base(dir), 0)
+	if err != nil {
+		return n, fmt.Errorf("removing the private TMPDIR %q: %w", dir, err)
 	}
 	return n, nil
 }
 
-// chmodDir makes the directory path (never what a link there names)
-// searchable and writable by its owner. The directory may be closed to
-// its owner (mode 0), so it is opened O_PATH, and changed through
-// /proc/self/fd: fchmod refuses an O_PATH descriptor.
-func chmodDir(path string) error {
-	fd, err := unix.Open(path, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return err
+// maxTmpDepth bounds the walk (each level holds one descriptor).
+const maxTmpDepth = 256
+
+// removeAt removes name in the directory dirfd: a file or a link by
+// unlinkat, a directory by emptying it through a descriptor of its own.
+func removeAt(dirfd int, name string, depth int) (int, error) {
+	err := unix.Unlinkat(dirfd, name, 0)
+	if err == nil || err == unix.ENOENT {
+		return 1, nil
 	}
-	defer unix.Close(fd)
-	return os.Chmod("/proc/self/fd/"+strconv.Itoa(fd), 0o700)
+	if err != unix.EISDIR && err != unix.EPERM {
+		return 0, err
+	}
+	if depth >= maxTmpDepth {
+		return 0, fmt.Errorf("more than %d directories deep", maxTmpDepth)
+	}
+	fd, err := openDirAt(dirfd, name)
+	if err != nil {
+		return 0, err
+	}
+	n, err := emptyDir(fd, depth)
+	unix.Close(fd)
+	if err != nil {
+		return n, err
+	}
+	if err := unix.Unlinkat(dirfd, name, unix.AT_REMOVEDIR); err != nil && err != unix.ENOENT {
+		return n, err
+	}
+	return n + 1, nil
+}
+
+// openDirAt opens the directory name in dirfd for reading, never through a
+// link, after making it searchable and writable by its owner (it may be
+// mode 0: it is opened O_PATH first, changed and reopened through
+// /proc/self/fd, which names that very inode).
+func openDirAt(dirfd int, name string) (int, error) {
+	p, err := unix.Openat(dirfd, name, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, err
+	}
+	defer unix.Close(p)
+	self := "/proc/self/fd/" + strconv.Itoa(p)
+	_ = os.Chmod(self, 0o700) // the open below reports what it changes
+	return unix.Open(self, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+}
+
+// emptyDir removes every entry of the directory fd. Entries are read
+// whole before any is removed (removing while reading can skip some), and
+// again until a pass finds none, at most tmpPasses times.
+func emptyDir(fd int, depth int) (int, error) {
+	n := 0
+	for pass := 0; pass < tmpPasses; pass++ {
+		names, err := readNames(fd)
+		if err != nil || len(names) == 0 {
+			return n, err
+		}
+		for _, name := range names {
+			m, err := removeAt(fd, name, depth+1)
+			n += m
+			if err != nil {
+				return n, err
+			}
+		}
+	}
+	return n, nil // what is left makes the directory's removal fail
+}
+
+// tmpPasses bounds emptyDir against a process that keeps adding entries.
+const tmpPasses = 8
+
+// readNames lists the directory fd from its start.
+func readNames(fd int) ([]string, error) {
+	dup, err := unix.Openat(fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(dup), "tmpdir")
+	defer f.Close()
+	return f.Readdirnames(-1)
 }

@@ -1,9 +1,13 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -30,4 +34,77 @@ func TestRemoveTmp(t *testing.T) {
 	st, err = os.Stat(outside)
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o751), st.Mode().Perm(), "the link's target was not touched")
+}
+
+// TestRemoveTmpFollowsNoSwappedLink is the second review's finding
+// (2026-12-02): a process outside the run kept swapping a directory of the
+// TMPDIR with a link to directories outside while the cleanup walked it,
+// and a path walk chmodded (as root) what the link named. The walk goes by
+// descriptors: nothing outside changes, however the swaps fall.
+func TestRemoveTmpFollowsNoSwappedLink(t *testing.T) {
+	outside := t.TempDir()
+	for i := 0; i < 200; i++ {
+		require.NoError(t, os.Mkdir(filepath.Join(outside, fmt.Sprint(i)), 0o755))
+	}
+	for round := 0; round < 40; round++ {
+		dir, err := MakeTmp(false, 0, 0)
+		require.NoError(t, err)
+		d := filepath.Join(dir, "d")
+		for i := 0; i < 50; i++ {
+			require.NoError(t, os.MkdirAll(filepath.Join(d, fmt.Sprint(i)), 0o755))
+		}
+		stop := make(chan struct{})
+		done := make(chan struct{})
+		go func() { // the racer: d becomes a link to outside and back, until stopped
+			defer close(done)
+			for k := 0; ; k++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				_ = os.Rename(d, d+".real")
+				_ = os.Symlink(outside, d)
+				time.Sleep(50 * time.Microsecond) // the link stands a while: the walk meets it
+				_ = os.Remove(d)
+				_ = os.Rename(d+".real", d)
+			}
+		}()
+		_, _ = RemoveTmp(dir) // it may fail while the racer runs; what matters is outside
+		close(stop)
+		<-done
+		_ = os.RemoveAll(dir)
+		_ = os.Remove(dir + "/d.real")
+	}
+	entries, err := os.ReadDir(outside)
+	require.NoError(t, err)
+	require.Len(t, entries, 200, "nothing outside was removed")
+	for _, e := range entries {
+		st, err := os.Stat(filepath.Join(outside, e.Name()))
+		require.NoError(t, err)
+		assert.Equal(t, os.FileMode(0o755), st.Mode().Perm(), "%s was changed through the link", e.Name())
+	}
+}
+
+// TestRemoveTmpDepthBound: a tree deeper than the bound is left, with an
+// error, instead of holding a descriptor per level without end.
+func TestRemoveTmpDepthBound(t *testing.T) {
+	dir, err := MakeTmp(false, 0, 0)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	// MkdirAll by path would pass PATH_MAX; make it level by level.
+	fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	require.NoError(t, err)
+	for i := 0; i < maxTmpDepth+2; i++ {
+		require.NoError(t, unix.Mkdirat(fd, "d", 0o755))
+		next, err := unix.Openat(fd, "d", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		require.NoError(t, err)
+		unix.Close(fd)
+		fd = next
+	}
+	unix.Close(fd)
+	_, err = RemoveTmp(dir)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "directories deep")
+	assert.DirExists(t, dir)
 }
