@@ -200,12 +200,21 @@ func (d *drain) settle(hurry <-chan struct{}) bool {
 // sinks the rest.
 func (p *pump) run() {
 	buf := make([]byte, readSize)
+	eio := false
 	for p.reads() {
 		n, err := p.f.Read(buf)
 		if n > 0 {
 			p.take(buf[:n])
+			eio = false
 		}
 		if err != nil {
+			// A terminal's master reads EIO once the slave is closed, and
+			// the tree's last write may still be on its way to the read
+			// buffer: the next read flushes it in. EOF is two EIOs in a row.
+			if errors.Is(err, unix.EIO) && !eio {
+				eio = true
+				continue
+			}
 			p.backlog(err, p.take)
 			p.closeText()
 			return

@@ -35,6 +35,10 @@ def pytest_configure(config: pytest.Config) -> None:
         )
     if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
         raise pytest.UsageError(f"SHELLSUP_BIN={binary!r} is not an executable file")
+    # A suite started in the background of a non-interactive shell inherits SIGINT ignored, and
+    # Python then raises no KeyboardInterrupt: the tests that interrupt a run need it back.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session")

@@ -22,7 +22,7 @@ TREE = "echo ready; sleep 300 & setsid sleep 300 & wait"
 
 
 def _child(script, env, **popen):
-    code = "import signal; signal.alarm(60)\n" + textwrap.dedent(script)
+    code = "import signal; signal.alarm(60); signal.signal(signal.SIGINT, signal.default_int_handler)\n" + textwrap.dedent(script)
     return subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, **popen)
 
@@ -178,7 +178,7 @@ LOOP_CLOSE = f"""
 
 @pytest.mark.parametrize("how", ["exit", "collect"])
 def test_loop_closed_with_a_run_in_flight_cleans_up(leaks, child_env, how):
-    code = "import signal; signal.alarm(60)\n" + textwrap.dedent(LOOP_CLOSE)
+    code = "import signal; signal.alarm(60); signal.signal(signal.SIGINT, signal.default_int_handler)\n" + textwrap.dedent(LOOP_CLOSE)
     child = subprocess.Popen([sys.executable, "-c", code, how], env=child_env, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)
     try:

@@ -28,7 +28,7 @@ SETTLE = 3.5
 
 def _child(script, env, **popen):
     """A child Python running script, with a 60 s self-destruct alarm."""
-    code = "import signal; signal.alarm(60)\n" + textwrap.dedent(script)
+    code = "import signal; signal.alarm(60); signal.signal(signal.SIGINT, signal.default_int_handler)\n" + textwrap.dedent(script)
     return subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, **popen)
 
