@@ -38,3 +38,9 @@ func Open(h Host, o Options) (*Leaf, error) { return nil, ErrUnsupported }
 
 // Sweep returns ErrUnsupported.
 func Sweep(h Host, parent string) ([]Swept, error) { return nil, ErrUnsupported }
+
+// Tag returns ErrUnsupported.
+func Tag(proc string) (string, error) { return "", ErrUnsupported }
+
+// StaleTags returns ErrUnsupported.
+func StaleTags(proc string) (func(tag string) bool, error) { return nil, ErrUnsupported }

@@ -107,6 +107,30 @@ func self(proc string) (o owner, err error) {
 	return o, nil
 }
 
+// Tag is this process's owner record as its leaves' names carry it,
+// <pid>-<start>-<pidns>-<timens>-<boot>, for what else a shellsup killed
+// before its cleanup leaves behind (the sandbox's private TMPDIR), so that
+// a sweep judges it as it judges a leaf.
+func Tag(proc string) (string, error) {
+	o, err := self(proc)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimPrefix(o.name(), "shellsup-"), nil
+}
+
+// StaleTags returns the judge a sweep applies to a Tag: true only for one
+// made in this process's PID namespace, time namespace and boot, seen
+// through proc, whose shellsup is gone.
+func StaleTags(proc string) (func(tag string) bool, error) {
+	me, err := self(proc)
+	if err != nil {
+		return nil, err
+	}
+	j := judge{proc: proc, me: me, seesOwn: procShowsSelf(proc, me.pid)}
+	return func(tag string) bool { return j.verdict("shellsup-"+tag) == dead }, nil
+}
+
 // nsInode is the inode of the namespace link path, 0 where the kernel has
 // no such namespace (a time namespace needs Linux 5.6 and CONFIG_TIME_NS).
 func nsInode(path string) (uint64, error) {

@@ -6,3 +6,12 @@ package sandbox
 func Probe() Kernel {
 	return Kernel{LandlockWhy: "a Linux feature", UserNSWhy: "a Linux feature"}
 }
+
+// SweptTmp is one private TMPDIR a sweep removed.
+type SweptTmp struct {
+	Path    string
+	Removed int
+}
+
+// SweepTmp removes nothing outside Linux, where no private TMPDIR is made.
+func SweepTmp(stale func(tag string) bool) ([]SweptTmp, error) { return nil, nil }

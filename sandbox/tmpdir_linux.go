@@ -1,19 +1,26 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
 
+// tmpPrefix starts the name of every private TMPDIR.
+const tmpPrefix = "shellsup-tmp-"
+
 // MakeTmp makes the run's private TMPDIR, mode 0700, under os.TempDir(),
-// named shellsup-tmp-PID-RANDOM after shellsup's pid, owned by uid and gid
-// when own is set (--user).
-func MakeTmp(own bool, uid, gid int) (string, error) {
-	dir, err := os.MkdirTemp("", "shellsup-tmp-"+strconv.Itoa(os.Getpid())+"-")
+// named shellsup-tmp-TAG-RANDOM after shellsup's owner tag (its pid, start
+// time, namespaces and boot: cgroup.Tag), owned by uid and gid when own
+// is set (--user).
+func MakeTmp(tag string, own bool, uid, gid int) (string, error) {
+	dir, err := os.MkdirTemp("", tmpPrefix+tag+"-")
 	if err != nil {
 		return "", fmt.Errorf("making the private TMPDIR: %w", err)
 	}
@@ -24,6 +31,76 @@ func MakeTmp(own bool, uid, gid int) (string, error) {
 		}
 	}
 	return dir, nil
+}
+
+// SweptTmp is one private TMPDIR a sweep removed.
+type SweptTmp struct {
+	Path    string
+	Removed int // entries, the directory included
+}
+
+// SweepTmp removes, from os.TempDir(), the private TMPDIRs of shellsups
+// killed before their cleanup: a directory (never a link) named by
+// MakeTmp whose tag stale says is a gone shellsup's, owned by this
+// process's uid (root: by any uid, as a --user run's is). Each is removed
+// as RemoveTmp removes one. The error joins those that could not be.
+func SweepTmp(stale func(tag string) bool) ([]SweptTmp, error) {
+	dir := os.TempDir()
+	names, err := tmpNames(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []SweptTmp
+	var errs []error
+	for _, name := range names {
+		tag, ok := tmpTag(name)
+		if !ok || !stale(tag) || !sweepable(filepath.Join(dir, name)) {
+			continue
+		}
+		n, err := RemoveTmp(filepath.Join(dir, name))
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, SweptTmp{Path: filepath.Join(dir, name), Removed: n})
+	}
+	return out, errors.Join(errs...)
+}
+
+// tmpNames lists the entries of dir named like a private TMPDIR.
+func tmpNames(dir string) ([]string, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, fmt.Errorf("listing %s: %w", dir, err)
+	}
+	defer f.Close()
+	all, err := f.Readdirnames(-1)
+	if err != nil {
+		return nil, fmt.Errorf("listing %s: %w", dir, err)
+	}
+	return slices.DeleteFunc(all, func(n string) bool { return !strings.HasPrefix(n, tmpPrefix) }), nil
+}
+
+// tmpTag is the owner tag of a private TMPDIR's name: what lies between
+// the prefix and MkdirTemp's random digits.
+func tmpTag(name string) (string, bool) {
+	rest := strings.TrimPrefix(name, tmpPrefix)
+	i := strings.LastIndexByte(rest, '-')
+	if i <= 0 || i == len(rest)-1 || strings.Trim(rest[i+1:], "0123456789") != "" {
+		return "", false
+	}
+	return rest[:i], true
+}
+
+// sweepable reports whether path is a directory, not a link, that this
+// process may sweep: its own uid's, or any when it is root.
+func sweepable(path string) bool {
+	var st unix.Stat_t
+	if err := unix.Lstat(path, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return false
+	}
+	euid := os.Geteuid()
+	return euid == 0 || int(st.Uid) == euid
 }
 
 // RemoveTmp removes the private TMPDIR and all in it, once the command's

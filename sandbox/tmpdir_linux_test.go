@@ -18,7 +18,7 @@ import (
 func TestRemoveTmp(t *testing.T) {
 	outside := t.TempDir()
 	require.NoError(t, os.Chmod(outside, 0o751))
-	dir, err := MakeTmp(false, 0, 0)
+	dir, err := MakeTmp("test", false, 0, 0)
 	require.NoError(t, err)
 	st, err := os.Stat(dir)
 	require.NoError(t, err)
@@ -47,7 +47,7 @@ func TestRemoveTmpFollowsNoSwappedLink(t *testing.T) {
 		require.NoError(t, os.Mkdir(filepath.Join(outside, fmt.Sprint(i)), 0o755))
 	}
 	for round := 0; round < 40; round++ {
-		dir, err := MakeTmp(false, 0, 0)
+		dir, err := MakeTmp("test", false, 0, 0)
 		require.NoError(t, err)
 		d := filepath.Join(dir, "d")
 		for i := 0; i < 50; i++ {
@@ -89,7 +89,7 @@ func TestRemoveTmpFollowsNoSwappedLink(t *testing.T) {
 // TestRemoveTmpDepthBound: a tree deeper than the bound is left, with an
 // error, instead of holding a descriptor per level without end.
 func TestRemoveTmpDepthBound(t *testing.T) {
-	dir, err := MakeTmp(false, 0, 0)
+	dir, err := MakeTmp("test", false, 0, 0)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
 	// MkdirAll by path would pass PATH_MAX; make it level by level.
@@ -107,4 +107,40 @@ func TestRemoveTmpDepthBound(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "directories deep")
 	assert.DirExists(t, dir)
+}
+
+// TestSweepTmp removes a stale shellsup's TMPDIR and nothing else: not a
+// live one's, not a link or a file named like one (nor what the link
+// names), not a name MakeTmp would not make.
+func TestSweepTmp(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	outside := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(outside, "keep"), nil, 0o644))
+	dead, err := MakeTmp("1-2-3-4-dead", false, 0, 0)
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(filepath.Join(dead, "d", "e"), 0o755))
+	alive, err := MakeTmp("5-6-7-8-alive", false, 0, 0)
+	require.NoError(t, err)
+	tmp := os.Getenv("TMPDIR")
+	link := filepath.Join(tmp, "shellsup-tmp-1-2-3-4-dead-42")
+	require.NoError(t, os.Symlink(outside, link))
+	file := filepath.Join(tmp, "shellsup-tmp-1-2-3-4-dead-43")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	odd := filepath.Join(tmp, "shellsup-tmp-1-2-3-4-dead-x")
+	require.NoError(t, os.Mkdir(odd, 0o700))
+	var asked []string
+	swept, err := SweepTmp(func(tag string) bool {
+		asked = append(asked, tag)
+		return tag == "1-2-3-4-dead"
+	})
+	require.NoError(t, err)
+	assert.Equal(t, []SweptTmp{{Path: dead, Removed: 3}}, swept)
+	assert.NoDirExists(t, dead)
+	assert.DirExists(t, alive)
+	assert.FileExists(t, file)
+	assert.DirExists(t, odd)
+	assert.FileExists(t, filepath.Join(outside, "keep"), "the link was followed")
+	_, err = os.Lstat(link)
+	assert.NoError(t, err, "a link named like a TMPDIR is left")
+	assert.ElementsMatch(t, []string{"1-2-3-4-dead", "5-6-7-8-alive", "1-2-3-4-dead", "1-2-3-4-dead"}, asked, "the names were parsed")
 }

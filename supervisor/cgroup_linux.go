@@ -49,18 +49,25 @@ func setupCgroup(cfg Config, cont *reaper.Containment) (*cgroup.Leaf, error) {
 }
 
 // sweepBeside runs the start-up sweep of stale leaves (those of shellsups
-// that are gone) beside the command: nothing before bash's start needs
-// it. It returns the wait for it, which run defers, so the sweep is over
-// before shellsup exits; it is bounded (2 s) and best effort, as it was
-// before the spawn.
-func sweepBeside(leaf *cgroup.Leaf) (wait func()) {
-	if leaf == nil {
+// that are gone) beside the command, and in a run with a private TMPDIR
+// the sweep of those stale shellsups left: nothing before bash's start
+// needs them. It returns the wait for them, which run defers, so the
+// sweep is over before shellsup exits; the leaves' is bounded (2 s), and
+// both are best effort, as they were before the spawn.
+func sweepBeside(leaf *cgroup.Leaf, cfg Config) (wait func()) {
+	tmp := cfg.Sandbox != nil && cfg.Sandbox.TmpDir != ""
+	if leaf == nil && !tmp {
 		return func() {}
 	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		leaf.SweepStale()
+		if leaf != nil {
+			leaf.SweepStale()
+		}
+		if tmp {
+			_, _ = sweepTmp() // a directory left is left for the next sweep
+		}
 	}()
 	return func() { <-done }
 }

@@ -133,7 +133,7 @@ func run(cfg Config, stdio Stdio, out *output) int {
 		return s.spawnFailed(err)
 	}
 	w := reaper.StartWaiter(c.pid)
-	defer sweepBeside(leaf)()
+	defer sweepBeside(leaf, cfg)()
 	s.leader = c.leader(w)
 	time.Sleep(seamStartDelay())
 	s.announce(c, cont)

@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/shellsup/shellsup/cgroup"
 	"github.com/shellsup/shellsup/credential"
 	"github.com/shellsup/shellsup/protocol"
 	"github.com/shellsup/shellsup/sandbox"
@@ -46,7 +47,11 @@ func makeTmp(cfg Config) error {
 	if cfg.User != nil {
 		uid, gid = int(cfg.User.Uid), int(cfg.User.Gid)
 	}
-	dir, err := sandbox.MakeTmp(cfg.User != nil, uid, gid)
+	tag, err := cgroup.Tag("/proc")
+	if err != nil {
+		return fmt.Errorf("making the private TMPDIR: %w", err)
+	}
+	dir, err := sandbox.MakeTmp(tag, cfg.User != nil, uid, gid)
 	if err != nil {
 		return err
 	}
@@ -122,4 +127,14 @@ func sandboxReport(p *sandbox.Policy) *protocol.Sandbox {
 		w = []string{} // an empty list on the wire, not nil
 	}
 	return &protocol.Sandbox{Mode: p.Mode, Writable: w, Network: p.Network(), Via: p.Via(), TmpDir: p.TmpDir}
+}
+
+// sweepTmp removes the private TMPDIRs of shellsups killed before their
+// cleanup, judged as their leaves are (cgroup.StaleTags).
+func sweepTmp() ([]sandbox.SweptTmp, error) {
+	stale, err := cgroup.StaleTags("/proc")
+	if err != nil {
+		return nil, err
+	}
+	return sandbox.SweepTmp(stale)
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,11 +15,14 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/shellsup/shellsup/internal/proctest"
 	"github.com/shellsup/shellsup/protocol"
+	"github.com/shellsup/shellsup/reaper/reapertest"
 )
 
 // sandboxUser is who runs a sandbox test: shellsup as root, as nobody, or
@@ -514,4 +518,69 @@ func TestSandboxWithPTY(t *testing.T) {
 		assert.Equal(t, "read-only", r.start.Sandbox.Mode, args)
 		assert.NoFileExists(t, filepath.Join(home, "x"), args)
 	}
+}
+
+// TestSandboxTmpOfAKilledShellsupIsSwept: a shellsup SIGKILLed during a
+// sandbox run cannot remove its private TMPDIR; `shellsup sweep` (which the
+// bindings run after an unreported run) and the next sandbox run's
+// start-up sweep remove it, and never the TMPDIR of a run still alive.
+func TestSandboxTmpOfAKilledShellsupIsSwept(t *testing.T) {
+	sweep := func() string {
+		out, _ := exec.Command(shellsupBin, "sweep").CombinedOutput() // a stale leaf elsewhere may fail it
+		return string(out)
+	}
+	var tmp, whileAlive string
+	aliveThen := false
+	ready := onReady(func(r *running) {
+		whileAlive = sweep()
+		_, err := os.Stat(tmp)
+		aliveThen = tmp != "" && err == nil
+		r.signal(unix.SIGKILL)
+	})
+	r := killedSandboxRun(t, `mkdir -p "$TMPDIR/a/b" && touch "$TMPDIR/a/f" && echo ready; exec sleep 30`,
+		func(r *running, f protocol.Frame) {
+			if s, ok := f.(*protocol.Start); ok && s.Sandbox != nil {
+				tmp = s.Sandbox.TmpDir
+			}
+			ready(r, f)
+		})
+	require.NotEmpty(t, tmp, "stderr %q", r.stderr)
+	assert.True(t, aliveThen, "a sweep beside a live run removed its TMPDIR: %s", whileAlive)
+	assert.NotContains(t, whileAlive, "TMPDIR", "a sweep beside a live run removed something of it")
+	require.DirExists(t, tmp, "a SIGKILLed shellsup leaves its private TMPDIR")
+	out := sweep()
+	assert.Contains(t, out, "removed the private TMPDIR "+tmp+" (4 entries)", out)
+	assert.NoDirExists(t, tmp)
+
+	// The next sandbox run sweeps what a killed one left, beside bash.
+	r = killedSandboxRun(t, `touch "$TMPDIR/x" && echo ready; exec sleep 30`, onReady(func(r *running) { r.signal(unix.SIGKILL) }))
+	require.NotNil(t, r.start)
+	left := r.start.Sandbox.TmpDir
+	require.DirExists(t, left)
+	tot := requireTotals(t, runShellsup(t, opts{args: []string{"--no-login", "--sandbox", "read-only"}, command: "true"}))
+	require.NotNil(t, tot.ExitCode)
+	assert.Equal(t, 0, *tot.ExitCode)
+	assert.NoDirExists(t, left, "the next sandbox run's start-up sweep removes a killed run's TMPDIR")
+}
+
+// killedSandboxRun runs command in a read-only sandbox under --pidns (the
+// kernel ends the tree with shellsup), where onFrame SIGKILLs shellsup, and
+// waits until the tree is gone.
+func killedSandboxRun(t *testing.T, command string, onFrame func(*running, protocol.Frame)) result {
+	tok := reapertest.NewToken()
+	r := runShellsup(t, opts{args: []string{"--no-login", "--sandbox", "read-only", "--pidns"}, command: command,
+		env: []string{tok.Env()}, onFrame: onFrame, noLeakCheck: true})
+	require.Nil(t, r.totals, "shellsup was killed before its totals")
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		reapertest.ReapOrphans() // the init, reparented to the test
+		if len(reapertest.Find(tok)) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			reapertest.Kill(tok)
+			t.Fatalf("the tree outlived its SIGKILLed shellsup by 10 s")
+		}
+	}
+	reapertest.Check(t, tok)
+	return r
 }
