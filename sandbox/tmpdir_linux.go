@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -118,11 +119,48 @@ func RemoveTmp(dir string) (int, error) {
 		return 0, fmt.Errorf("removing the private TMPDIR %q: %w", dir, err)
 	}
 	defer unix.Close(parent)
-	n, err := removeAt(parent, filepath.Base(dir), 0)
+	var st unix.Stat_t
+	if err := unix.Fstatat(parent, filepath.Base(dir), &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		if err == unix.ENOENT {
+			return 0, nil
+		}
+		return 0, fmt.Errorf("removing the private TMPDIR %q: %w", dir, err)
+	}
+	var n int
+	err = asOwner(int(st.Uid), int(st.Gid), func() error {
+		var err error
+		n, err = removeAt(parent, filepath.Base(dir), 0)
+		return err
+	})
 	if err != nil {
 		return n, fmt.Errorf("removing the private TMPDIR %q: %w", dir, err)
 	}
 	return n, nil
+}
+
+// asOwner runs remove with the filesystem rights of uid and gid, the
+// TMPDIR's owner, when shellsup is root and the owner is not: what a
+// process of the owner's (a --user command, or anyone, for a directory a
+// sweep finds) moved into the directory, and the owner could not have
+// removed, root does not remove either. The fsuid and fsgid are a
+// thread's own: the thread is locked for the walk and dropped by the
+// runtime if they cannot be put back.
+func asOwner(uid, gid int, remove func() error) error {
+	if os.Geteuid() != 0 || uid == 0 {
+		return remove()
+	}
+	runtime.LockOSThread()
+	_, _ = unix.SetfsgidRetGid(gid) // the call reports the previous id, never an error
+	_, _ = unix.SetfsuidRetUid(uid)
+	err := remove()
+	_, _ = unix.SetfsuidRetUid(0)
+	_, _ = unix.SetfsgidRetGid(0)
+	fsuid, _ := unix.SetfsuidRetUid(-1) // -1 changes nothing: the current id
+	fsgid, _ := unix.SetfsgidRetGid(-1)
+	if fsuid == 0 && fsgid == 0 {
+		runtime.UnlockOSThread()
+	}
+	return err
 }
 
 // maxTmpDepth bounds the walk (each level holds one descriptor).

@@ -144,3 +144,31 @@ func TestSweepTmp(t *testing.T) {
 	assert.NoError(t, err, "a link named like a TMPDIR is left")
 	assert.ElementsMatch(t, []string{"1-2-3-4-dead", "5-6-7-8-alive", "1-2-3-4-dead", "1-2-3-4-dead"}, asked, "the names were parsed")
 }
+
+// TestRemoveTmpAsItsOwner: root removes a --user run's TMPDIR with its
+// owner's rights. A root-owned directory a process of the owner's moved
+// into it (which the owner could rename but not empty) is left, with an
+// error; the owner's own entries go.
+func TestRemoveTmpAsItsOwner(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: the case is root's cleanup of another uid's TMPDIR")
+	}
+	dir, err := MakeTmp("test", true, 65534, 65534)
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	own := filepath.Join(dir, "own")
+	require.NoError(t, os.MkdirAll(filepath.Join(own, "sub"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(own, "sub", "f"), nil, 0o644))
+	for _, p := range []string{own, filepath.Join(own, "sub"), filepath.Join(own, "sub", "f")} {
+		require.NoError(t, os.Chown(p, 65534, 65534))
+	}
+	roots := filepath.Join(dir, "zz-roots")
+	require.NoError(t, os.Mkdir(roots, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(roots, "f"), []byte("root's"), 0o644))
+	_, err = RemoveTmp(dir)
+	require.Error(t, err, "root removed what the owner could not")
+	assert.FileExists(t, filepath.Join(roots, "f"), "root's file inside the owner's TMPDIR was removed")
+	assert.NoDirExists(t, own, "the owner's own entries were not removed")
+	fsuid, _ := unix.SetfsuidRetUid(-1)
+	assert.Equal(t, 0, fsuid, "this thread's fsuid was not put back")
+}
