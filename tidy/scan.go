@@ -82,14 +82,21 @@ func (t *Tidier) scan(dst, p []byte) []byte {
 func plainEnd(p []byte, i int, c1 bool) int {
 	for i < len(p) {
 		if c1 {
-			for i+8 <= len(p) && !stops(binary.LittleEndian.Uint64(p[i:])) {
+			for i+8 <= len(p) {
+				if m := stopBits(binary.LittleEndian.Uint64(p[i:])); m != 0 {
+					i += bits.TrailingZeros64(m) >> 3 // the first candidate: bits below it are exact
+					break
+				}
 				i += 8
 			}
 		} else {
 			for i+16 <= len(p) && controlBits(binary.LittleEndian.Uint64(p[i:]))|controlBits(binary.LittleEndian.Uint64(p[i+8:])) == 0 {
 				i += 16
 			}
-			for i+8 <= len(p) && controlBits(binary.LittleEndian.Uint64(p[i:])) == 0 {
+			for i+8 <= len(p) {
+				if m := controlBits(binary.LittleEndian.Uint64(p[i:])); m != 0 {
+					return i + bits.TrailingZeros64(m)>>3 // without a 0xC2 every candidate is a stop
+				}
 				i += 8
 			}
 		}
@@ -107,12 +114,12 @@ func plainEnd(p []byte, i int, c1 bool) int {
 	return i
 }
 
-// stops reports whether the word x holds a byte below 0x20, a DEL or a 0xC2. (Each test is
-// exact for "some byte": a borrow that could set a false high bit starts at a true one.)
-func stops(x uint64) bool {
+// stopBits has a high bit set at the first byte of x below 0x20, a DEL or a 0xC2, if any. (A
+// borrow that could set a false high bit starts at a true one, so the lowest bit set is exact.)
+func stopBits(x uint64) uint64 {
 	const c2 = 0xC2 * ones
 	c := x ^ c2
-	return controlBits(x)|(c-ones)&^c&highs != 0
+	return controlBits(x) | (c-ones)&^c&highs
 }
 
 // controlBits has a high bit set if x holds a byte below 0x20 or a DEL (0x7F).
