@@ -30,7 +30,7 @@ RUN=(); [ "$WHO" = nobody ] && RUN=(setpriv --reuid nobody --regid nogroup --cle
 [ "$WHO" = nobody ] && chown -R nobody:nogroup "$D"
 cd "$D"
 # the attacker: a sandboxed job in the same workspace
-HOME=$D timeout 120 "${RUN[@]}" "$D/bin/shellsup" --no-login --sandbox workspace-write --workspace "$D/ws" --timeout 100 -- "python3 $D/flip.py $D/ws 90" >/dev/null 2>&1 &
+HOME=$D timeout 120 "${RUN[@]}" "$D/bin/shellsup" --no-login --sandbox workspace-write --workspace "$D/ws" --timeout 100 -- "/usr/bin/python3 $D/flip.py $D/ws 90" >/dev/null 2>&1 &
 APID=$!
 sleep 0.5
 won=0; refused=0
