@@ -10,7 +10,7 @@ set -u
 SHELLSUP=${SHELLSUP:-$(cd "$(dirname "$0")/../.." && pwd)/bin/shellsup}
 [ "$(id -u)" = 0 ] || { echo "needs root"; exit 2; }
 echo "legacy_tiocsti=$(cat /proc/sys/dev/tty/legacy_tiocsti 2>/dev/null)"
-D=$(mktemp -d /tmp/rv3-sti.XXXXXX); PWNED=$D/pwned-from-the-sandbox
+D=$(mktemp -d /tmp/rv3-sti.XXXXXX); chmod 755 "$D"; PWNED=$D/pwned-from-the-sandbox
 cat > "$D/victim.py" <<'PY'
 import os, pty, sys, time
 pid, fd = pty.fork()
