@@ -35,7 +35,7 @@ APID=$!
 sleep 0.5
 won=0; refused=0
 for i in $(seq "$TRIES"); do
-  out=$(HOME=$D timeout 20 "${RUN[@]}" "$D/bin/shellsup" --no-login --quiet --sandbox workspace-write --workspace "$D/ws" --protect a/b -- \
+  out=$(HOME=$D timeout 20 "${RUN[@]}" "$D/bin/shellsup" --no-login --quiet ${EXTRA:-} --sandbox workspace-write --workspace "$D/ws" --protect a/b -- \
      "echo 'written by run $i' >> $D/home/.bashrc 2>/dev/null && echo WROTE" 2>&1)
   case $out in *WROTE*) won=$((won+1)); [ $won = 1 ] && echo "try $i: the sandboxed run wrote $D/home/.bashrc (outside its workspace)";;
                *protect*) refused=$((refused+1));; esac
