@@ -17,7 +17,7 @@ for p in "${kids[@]}" $$; do echo $p > $L/cgroup.procs; done
 read cur < $L/pids.current; echo "back in the leaf (builtins only from here): pids.current=$cur"
 for p in "${kids[@]}"; do kill $p; done'
 if [ "$WHO" = root ]; then
-  HOME=/nonexistent timeout 30 "$BIN" --no-login --max-procs 20 -- "$CMD"; echo "rc=$?"
+  HOME=/nonexistent timeout 30 "$BIN" --no-login ${EXTRA:-} --max-procs 20 -- "$CMD"; echo "rc=$?"
 else
   D=/sys/fs/cgroup/pids/review3-deleg
   mkdir -p $D && chown nobody:nogroup $D $D/cgroup.procs $D/tasks
