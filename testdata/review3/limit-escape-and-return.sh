@@ -21,6 +21,6 @@ if [ "$WHO" = root ]; then
 else
   D=/sys/fs/cgroup/pids/review3-deleg
   mkdir -p $D && chown nobody:nogroup $D $D/cgroup.procs $D/tasks
-  timeout 30 bash -c 'echo $$ > '$D'/cgroup.procs; cd /tmp; HOME=/nonexistent exec setpriv --reuid nobody --regid nogroup --clear-groups "$0" --no-login --max-procs 20 -- "$1"' "$BIN" "$CMD"; echo "rc=$?"
+  timeout 30 bash -c 'echo $$ > '$D'/cgroup.procs; cd /tmp; HOME=/nonexistent exec setpriv --reuid nobody --regid nogroup --clear-groups "$0" --no-login $2 --max-procs 20 -- "$1"' "$BIN" "$CMD" "${EXTRA:-}"; echo "rc=$?"
   rmdir $D
 fi
