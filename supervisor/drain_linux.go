@@ -376,9 +376,13 @@ func (p *pump) moved(n int64) { p.capture.Discard(p.s, int(n)) }
 // spliceInto splices the pipe into out until EOF, the drain deadline,
 // room() reaching 0 or the forwarding given up on; it reports whether it
 // stopped for room or the forwarding. Where splice fails it copies the
-// rest instead. For an out that can be full (a pipe), waitOut tells an
-// EAGAIN of a full out from one of an empty pipe: it waits until out is
-// writable and reports true, or reports false.
+// rest instead. For an out that can be full (a pipe), an EAGAIN is the
+// full out's when the pipe still holds bytes: waitOut then waits until out
+// is writable and reports true, or reports false (given up on). Only an
+// empty pipe sends the splice back to the poller, to wait for bytes: the
+// poller wakes it only for bytes written later, so a pipe left full, its
+// writer blocked on it, would never wake it (what out looks like after the
+// EAGAIN says nothing: its reader may have emptied it since).
 func (p *pump) spliceInto(out int, room func() int64, spliced func(int64), waitOut func(out int) bool) (full bool) {
 	rc, err := p.f.SyscallConn()
 	if err != nil {
@@ -387,7 +391,7 @@ func (p *pump) spliceInto(out int, room func() int64, spliced func(int64), waitO
 	}
 	var spliceErr error
 	err = rc.Read(func(fd uintptr) bool {
-		for i := 0; ; i++ {
+		for {
 			want := int64(pipeSize)
 			if room != nil {
 				if want = min(want, room()); want <= 0 {
@@ -401,21 +405,22 @@ func (p *pump) spliceInto(out int, room func() int64, spliced func(int64), waitO
 				if spliced != nil {
 					spliced(n)
 				}
-				if i%64 == 63 {
-					// Back to the poller now and then, which honours the
-					// drain deadline, even when a writer keeps the pipe full.
+				if p.stop.Load() {
+					// Back to the poller, which reports the drain deadline,
+					// even when a writer keeps the pipe full.
 					return false
 				}
 				continue
 			}
 			switch {
-			case errors.Is(err, unix.EAGAIN) && waitOut != nil && waitOut(out):
-				continue // out was full and has room now
-			case errors.Is(err, unix.EAGAIN) && waitOut != nil && !p.fwd.live():
+			case errors.Is(err, unix.EAGAIN) && waitOut != nil && !pipeEmpty(int(fd)):
+				if waitOut(out) {
+					continue // out was full and has room now
+				}
 				full = true // the forwarding was given up on
 				return true
 			case errors.Is(err, unix.EAGAIN):
-				return false // wait until readable
+				return false // the pipe is empty: wait until readable
 			case err != nil:
 				spliceErr = err
 			}
@@ -446,6 +451,15 @@ func (p *pump) discard() {
 	p.spliceInto(int(null.Fd()), nil, dropped, nil)
 }
 
+// pipeEmpty reports whether the pipe fd holds no bytes. If it cannot
+// tell, it says empty: the splice then waits for the poller, which a
+// splice that cannot move bytes cannot make spin, where waiting for out
+// could.
+func pipeEmpty(fd int) bool {
+	n, err := unix.IoctlGetInt(fd, unix.TIOCINQ) // FIONREAD
+	return err != nil || n == 0
+}
+
 // spliceable reports whether f is a pipe: where splice can write without
 // blocking (a terminal cannot be spliced into, and a socket's splice can
 // block: they are copied to, by the forwarder). Not a regular file:
@@ -461,15 +475,13 @@ func spliceable(f *os.File) bool {
 	return st.Mode&unix.S_IFMT == unix.S_IFIFO
 }
 
-// waitWritable is spliceInto's waitOut for forwarding: if out is full, it
-// waits (in slices of 100 ms, checking that the forwarding is not given up
-// on) until out can take bytes or fails, and reports true; if out has room,
-// the EAGAIN was the empty pipe's, and it reports false.
+// waitWritable is spliceInto's waitOut for forwarding, after a splice
+// found out full: it waits (in slices of 100 ms, checking that the
+// forwarding is not given up on) until out can take bytes or fails, and
+// reports true; given up on, it reports false. Out may have room already:
+// its reader took bytes since the splice.
 func (p *pump) waitWritable(out int) bool {
 	fds := []unix.PollFd{{Fd: int32(out), Events: unix.POLLOUT}}
-	if n, err := unix.Poll(fds, 0); err == nil && n > 0 {
-		return false // out has room (or failed): the pipe was empty
-	}
 	for p.fwd.live() {
 		n, err := linux.Poll(fds, 100)
 		if err != nil || n > 0 {
