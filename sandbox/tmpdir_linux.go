@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -19,19 +20,81 @@ const tmpPrefix = "shellsup-tmp-"
 // MakeTmp makes the run's private TMPDIR, mode 0700, under os.TempDir(),
 // named shellsup-tmp-TAG-RANDOM after shellsup's owner tag (its pid, start
 // time, namespaces and boot: cgroup.Tag), owned by uid and gid when own
-// is set (--user).
+// is set (--user). It goes by descriptors from a parent checked first
+// (checkTmpParent): nobody else may rename entries there, so the
+// directory chowned is the one just made, never a link or a directory
+// swapped in for it.
 func MakeTmp(tag string, own bool, uid, gid int) (string, error) {
-	dir, err := os.MkdirTemp("", tmpPrefix+tag+"-")
+	parent := os.TempDir()
+	pfd, err := unix.Open(parent, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return "", fmt.Errorf("making the private TMPDIR: %w", err)
+		return "", fmt.Errorf("making the private TMPDIR in %q: %w", parent, err)
+	}
+	defer unix.Close(pfd)
+	if err := checkTmpParent(pfd, parent); err != nil {
+		return "", err
+	}
+	for range 100 {
+		name := tmpPrefix + tag + "-" + strconv.FormatUint(uint64(rand.Uint32()), 10)
+		err := unix.Mkdirat(pfd, name, 0o700)
+		if err == unix.EEXIST {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("making the private TMPDIR in %q: %w", parent, err)
+		}
+		if err := settleTmp(pfd, name, own, uid, gid); err != nil {
+			_ = unix.Unlinkat(pfd, name, unix.AT_REMOVEDIR) // empty and ours
+			return "", fmt.Errorf("making the private TMPDIR %q: %w", filepath.Join(parent, name), err)
+		}
+		return filepath.Join(parent, name), nil
+	}
+	return "", fmt.Errorf("making the private TMPDIR in %q: 100 names taken", parent)
+}
+
+// checkTmpParent refuses a parent in which another user could rename the
+// TMPDIR shellsup makes: one owned by neither root nor shellsup's user, or
+// writable by group or others without the sticky bit (/tmp, root's and
+// sticky, is fine).
+func checkTmpParent(pfd int, parent string) error {
+	var st unix.Stat_t
+	if err := unix.Fstat(pfd, &st); err != nil {
+		return fmt.Errorf("making the private TMPDIR in %q: %w", parent, err)
+	}
+	switch {
+	case st.Uid != 0 && int(st.Uid) != os.Geteuid():
+		return fmt.Errorf("the private TMPDIR cannot be made in %q: it is owned by uid %d, neither root nor shellsup's user (uid %d); point TMPDIR at a directory of theirs", parent, st.Uid, os.Geteuid())
+	case st.Mode&0o022 != 0 && st.Mode&unix.S_ISVTX == 0:
+		return fmt.Errorf("the private TMPDIR cannot be made in %q: it is writable by group or others without the sticky bit (mode %04o), so another user could swap what shellsup makes there", parent, st.Mode&0o7777)
+	}
+	return nil
+}
+
+// settleTmp opens the directory just made (never through a link), checks
+// it is shellsup's own, sets its mode to 0700 whatever the umask, and
+// gives it to uid and gid when own is set.
+func settleTmp(pfd int, name string, own bool, uid, gid int) error {
+	fd, err := unix.Openat(pfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return err
+	}
+	if int(st.Uid) != os.Geteuid() {
+		return fmt.Errorf("it is owned by uid %d, not shellsup's: something replaced it", st.Uid)
+	}
+	if err := unix.Fchmod(fd, 0o700); err != nil {
+		return err
 	}
 	if own {
-		if err := os.Chown(dir, uid, gid); err != nil {
-			_ = os.Remove(dir) // empty and ours
-			return "", fmt.Errorf("giving the private TMPDIR %q to uid %d: %w", dir, uid, err)
+		if err := unix.Fchown(fd, uid, gid); err != nil {
+			return fmt.Errorf("giving it to uid %d: %w", uid, err)
 		}
 	}
-	return dir, nil
+	return nil
 }
 
 // SweptTmp is one private TMPDIR a sweep removed.

@@ -172,3 +172,46 @@ func TestRemoveTmpAsItsOwner(t *testing.T) {
 	fsuid, _ := unix.SetfsuidRetUid(-1)
 	assert.Equal(t, 0, fsuid, "this thread's fsuid was not put back")
 }
+
+// TestMakeTmpRefusesAParentOthersCanRename is the third review's finding 6
+// (2026-12-02): with shellsup's TMPDIR a directory the --user uid could
+// rename entries in, a process of that uid swapped the new TMPDIR for a
+// link and root's chown gave a root file to it. Such a parent is refused;
+// /tmp-like (root's, sticky) and shellsup's own private ones are used.
+func TestMakeTmpRefusesAParentOthersCanRename(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		mode  os.FileMode
+		owner int
+		ok    bool
+	}{
+		{"shellsup's own, 0700", 0o700, os.Geteuid(), true},
+		{"sticky and world-writable", 0o777 | os.ModeSticky, os.Geteuid(), true},
+		{"world-writable, not sticky", 0o777, os.Geteuid(), false},
+		{"group-writable, not sticky", 0o770, os.Geteuid(), false},
+		{"another user's", 0o755, 65534, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.owner != os.Geteuid() && os.Geteuid() != 0 {
+				t.Skip("needs root to make a directory of another user's")
+			}
+			parent := t.TempDir()
+			require.NoError(t, os.Chmod(parent, c.mode))
+			require.NoError(t, os.Chown(parent, c.owner, -1))
+			t.Setenv("TMPDIR", parent)
+			dir, err := MakeTmp("test", false, 0, 0)
+			if !c.ok {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), parent, "the error names the directory")
+				entries, _ := os.ReadDir(parent)
+				assert.Empty(t, entries, "nothing was made")
+				return
+			}
+			require.NoError(t, err)
+			st, err := os.Lstat(dir)
+			require.NoError(t, err)
+			assert.True(t, st.IsDir())
+			assert.Equal(t, os.FileMode(0o700), st.Mode().Perm())
+		})
+	}
+}
