@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -54,23 +55,49 @@ const (
 
 // Leaf is one run's cgroups. It implements reaper.Tier.
 type Leaf struct {
-	name    string
-	dir     string   // the v2 leaf, "" when only v1 leaves exist
-	dirFD   int      // open on dir, for CLONE_INTO_CGROUP; -1 without one
-	kill    *os.File // cgroup.kill, cgroup.freeze, cgroup.events: opened at
-	freeze  *os.File // setup, because the command may lower shellsup's
-	events  *os.File // RLIMIT_NOFILE before the cleanup needs them
-	v1      []v1Leaf
-	pidsEv  *eventsFile
-	memEv   *eventsFile
-	guard   *guard // the limit files, watched for writes
-	stats   Stats
-	killed  []int    // processes in the leaf when cgroup.kill was written
-	selfV2  string   // shellsup's own v2 cgroup (absolute), for the audit
-	left    leftList // members found outside the leaves (audit_linux.go)
-	closed  bool
-	closeEr error
-	sweep   func() // the deferred start-up sweep; nil when done or not deferred
+	name     string
+	dir      string   // the v2 leaf, "" when only v1 leaves exist
+	dirFD    int      // open on dir, for CLONE_INTO_CGROUP; -1 without one
+	kill     *os.File // cgroup.kill, cgroup.freeze, cgroup.events: opened at
+	freeze   *os.File // setup, because the command may lower shellsup's
+	events   *os.File // RLIMIT_NOFILE before the cleanup needs them
+	v1       []v1Leaf
+	pidsEv   *eventsFile
+	memEv    *eventsFile
+	guard    *guard    // the limit files, watched for writes
+	watched  []string  // the leaves whose process lists guard watches
+	pidsPeak *peakFile // nil without a pids limit or pids.peak
+	stats    Stats
+	killed   []int    // processes in the leaf when cgroup.kill was written
+	selfV2   string   // shellsup's own v2 cgroup (absolute), for the audit
+	left     leftList // members found outside the leaves (audit_linux.go)
+	closed   bool
+	closeEr  error
+	sweep    func() // the deferred start-up sweep; nil when done or not deferred
+}
+
+// peakFile is pids.peak, read at Close: above the pids.max shellsup set,
+// only processes moved into the leaf from outside can have put it.
+type peakFile struct {
+	f   *os.File
+	max int64
+}
+
+// watchMoves watches the process lists of a limited leaf (once per leaf)
+// for a write after setup: a process moved in from outside, where the
+// limit did not hold.
+func (l *Leaf) watchMoves(dir, controller string, v2 bool) {
+	if slices.Contains(l.watched, dir) {
+		return
+	}
+	l.watched = append(l.watched, dir)
+	files, where := []string{"cgroup.procs"}, "the leaf"
+	if !v2 {
+		files, where = []string{"cgroup.procs", "tasks"}, "the v1 "+controller+" leaf"
+	}
+	for _, f := range files {
+		l.guard.watchWrites(filepath.Join(dir, f), f+" of "+where+" written after setup: a process was moved in from outside its limits")
+	}
 }
 
 // v1Leaf is a leaf in one v1 hierarchy and the cgroup the forking thread
@@ -265,8 +292,12 @@ func (l *Leaf) applyLimit(dir, controller string, value int64, what string, v2 b
 	if err != nil {
 		return &UnavailableError{What: what, Err: fmt.Errorf("cannot read what hits the limit: %w", err)}
 	}
+	l.watchMoves(dir, controller, v2)
 	if controller == "pids" {
 		l.pidsEv = &eventsFile{f: ev, key: evKey}
+		if f, err := os.Open(filepath.Join(dir, "pids.peak")); err == nil { // Linux 6.1+
+			l.pidsPeak = &peakFile{f: f, max: value}
+		}
 	} else {
 		l.memEv = &eventsFile{f: ev, key: evKey}
 	}
@@ -347,6 +378,7 @@ func (l *Leaf) PlaceThread() (restore func() error, err error) {
 		}
 		moved++
 	}
+	l.guard.forget() // those writes were shellsup's own
 	return restore, nil
 }
 
@@ -432,6 +464,11 @@ func (l *Leaf) readStats() Stats {
 		s.OOMKills = readKey(l.memEv.f, l.memEv.key)
 	}
 	s.Tampered = append(l.guard.tampered(), l.left.notes()...)
+	if p := l.pidsPeak; p != nil {
+		if n, err := strconv.ParseInt(readAt0(p.f), 10, 64); err == nil && n > p.max {
+			s.Tampered = append(s.Tampered, fmt.Sprintf("pids.peak %d over pids.max %d: processes were moved into the leaf from outside its limit", n, p.max))
+		}
+	}
 	return s
 }
 
@@ -451,6 +488,9 @@ func (l *Leaf) Close() error {
 		if e != nil {
 			e.f.Close() // read-only
 		}
+	}
+	if l.pidsPeak != nil {
+		l.pidsPeak.f.Close() // read-only
 	}
 	l.guard.close()
 	// A process the /proc walk could not kill (reported there as a

@@ -24,12 +24,15 @@ type guard struct {
 	hit   map[string]bool // file names written or found changed: latched
 }
 
-// guarded is one limit file and what it read right after shellsup set it.
+// guarded is one limit file and what it read right after shellsup set it,
+// or (writesOnly) a file only a write to counts for: the leaf's process
+// lists, which a process moved in from outside is written to.
 type guarded struct {
-	name string
-	f    *os.File
-	want string
-	wd   int
+	name       string
+	f          *os.File
+	want       string
+	wd         int
+	writesOnly bool
 }
 
 func newGuard() *guard { return &guard{ino: -1, hit: map[string]bool{}} }
@@ -57,13 +60,46 @@ func (g *guard) watch(path, want string) error {
 	return nil
 }
 
+// watchWrites watches path for writes only, reported as label: a leaf's
+// cgroup.procs or tasks, which shellsup writes at setup only (forget
+// clears that), so a later write is a process moved into the leaf from
+// outside it, past the limits that held there. Without an inotify
+// instance it watches nothing (the pids.peak check still sees a move past
+// pids.max).
+func (g *guard) watchWrites(path, label string) {
+	if g.ino < 0 && len(g.files) == 0 {
+		if ino, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC); err == nil {
+			g.ino = ino
+		}
+	}
+	if g.ino < 0 {
+		return
+	}
+	wd, err := unix.InotifyAddWatch(g.ino, path, unix.IN_MODIFY)
+	if err != nil {
+		return
+	}
+	g.files = append(g.files, guarded{name: label, wd: wd, writesOnly: true})
+}
+
+// forget drops the writes seen so far to the write-watched files: those
+// were shellsup's own.
+func (g *guard) forget() {
+	g.drain()
+	for _, x := range g.files {
+		if x.writesOnly {
+			delete(g.hit, x.name)
+		}
+	}
+}
+
 // tampered lists, in the order they were set, the limit files written or
 // changed since shellsup set them.
 func (g *guard) tampered() []string {
 	g.drain()
 	var out []string
 	for _, x := range g.files {
-		if !g.hit[x.name] && readAt0(x.f) != x.want {
+		if !x.writesOnly && !g.hit[x.name] && readAt0(x.f) != x.want {
 			g.hit[x.name] = true
 		}
 		if g.hit[x.name] && !slices.Contains(out, x.name) {
@@ -104,7 +140,9 @@ func (g *guard) mark(wd int, mask uint32) {
 
 func (g *guard) close() {
 	for _, x := range g.files {
-		x.f.Close() // read-only
+		if x.f != nil {
+			x.f.Close() // read-only
+		}
 	}
 	g.files = nil
 	if g.ino >= 0 {

@@ -77,3 +77,32 @@ func TestLeftTheLeafDelegated(t *testing.T) {
 		assert.Equal(t, "left the leaf: pid "+strings.TrimSpace(tot.Stdout)+" now in "+rel, tot.Cleanup.Tampered[0])
 	}
 }
+
+// TestLeftTheLeafAndCameBack is the third review's finding 3 (2026-12-02):
+// a root command leaves its v1 pids leaf, starts more processes than
+// --max-procs outside it, and moves them all back before the cleanup, so
+// that none is outside when the cleanup looks. The write to the leaf's
+// process list after setup, and pids.peak above pids.max, are reported.
+func TestLeftTheLeafAndCameBack(t *testing.T) {
+	needCgroupTier(t)
+	if _, err := os.Stat("/sys/fs/cgroup/pids/cgroup.procs"); err != nil {
+		t.Skip("needs the v1 pids hierarchy (a hybrid host)")
+	}
+	r := runShellsup(t, opts{
+		args: []string{"--max-procs", "20", "--no-login"},
+		command: `leaf=/sys/fs/cgroup/pids$(grep :pids: /proc/self/cgroup | cut -d: -f3)
+echo $$ > /sys/fs/cgroup/pids/cgroup.procs || exit 9
+for i in $(seq 30); do sleep 300 & done
+for p in $(jobs -p) $$; do echo $p > "$leaf/cgroup.procs"; done
+read -r n < "$leaf/pids.current"; echo "$n in the leaf"`, // builtins only once back: no fork is possible
+	})
+	tot := requireTotals(t, r)
+	require.Equal(t, 0, r.exit, "%s %s", tot.Stdout, tot.Stderr)
+	var n int
+	_, err := fmt.Sscanf(tot.Stdout, "%d in the leaf", &n)
+	require.NoError(t, err, "%q %q", tot.Stdout, tot.Stderr)
+	require.Greater(t, n, 20, "31 processes moved back (and, under --pidns, the init's threads)")
+	joined := strings.Join(tot.Cleanup.Tampered, "\n")
+	assert.Contains(t, joined, "cgroup.procs of the v1 pids leaf written after setup: a process was moved in from outside its limits")
+	assert.Regexp(t, `pids\.peak \d+ over pids\.max 20`, joined)
+}
