@@ -17,6 +17,12 @@ const writeRights = ll.AccessFSWriteFile | ll.AccessFSRemoveDir | ll.AccessFSRem
 	ll.AccessFSMakeFifo | ll.AccessFSMakeBlock | ll.AccessFSMakeSym | ll.AccessFSRefer |
 	ll.AccessFSTruncate
 
+// dirRights are what a rule on a directory grants beneath it: every write
+// right but making a device node. A node made beneath a writable place
+// reaches whatever device its numbers name (a disk, another terminal), so
+// MakeChar and MakeBlock stay handled and are granted nowhere.
+const dirRights = writeRights &^ (ll.AccessFSMakeChar | ll.AccessFSMakeBlock)
+
 // fileRights are the rights a rule on a file (not a directory) may carry.
 const fileRights = ll.AccessFSWriteFile | ll.AccessFSTruncate
 
@@ -106,7 +112,7 @@ func allow(fd int, path string, required bool) error {
 	rights := uint64(fileRights)
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFDIR:
-		rights = writeRights
+		rights = dirRights
 	case unix.S_IFLNK:
 		return nil // a link grants nothing: only what it names could be written, and that is outside
 	}

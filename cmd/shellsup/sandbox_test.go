@@ -253,6 +253,34 @@ out=$( { echo x > newtop; } 2>&1 ); echo "newtop rc=$? $out"`
 	assert.Contains(t, tot.Sandbox.Writable, filepath.Join(p.ws, "src"))
 }
 
+// TestSandboxNoDeviceNodes: a root command cannot make a device node in
+// its TMPDIR or its workspace (which it could then open, beneath a write
+// rule, to write a disk or another terminal): making devices is handled and
+// granted nowhere, in each mode and tier.
+func TestSandboxNoDeviceNodes(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: mknod needs CAP_MKNOD")
+	}
+	command := `for d in "$TMPDIR" "$PWD"; do
+out=$( { mknod "$d/c" c 1 3; } 2>&1 ); echo "char rc=$? $out"
+out=$( { mknod "$d/b" b 7 0; } 2>&1 ); echo "block rc=$? $out"
+ls -l "$d/c" "$d/b" 2>/dev/null; done`
+	for _, mode := range []string{"read-only", "workspace-write"} {
+		for _, tier := range [][]string{nil, {"--pidns"}} {
+			t.Run(mode+"/"+strings.Join(tier, ""), func(t *testing.T) {
+				ws := worldDir(t)
+				args := append([]string{"--no-login", "--sandbox", mode, "--workspace", ws, "--cwd", ws}, tier...)
+				r := runShellsup(t, opts{args: args, command: command})
+				tot := requireTotals(t, r)
+				assert.Equal(t, 4, strings.Count(tot.Stdout, "Permission denied"), "stdout %q", tot.Stdout)
+				assert.NotContains(t, tot.Stdout, "rc=0")
+				assert.NoFileExists(t, filepath.Join(ws, "c"))
+				assert.NoFileExists(t, filepath.Join(ws, "b"))
+			})
+		}
+	}
+}
+
 // hostListener listens on 127.0.0.1 in the test's (the host's) network
 // namespace and counts the connections it accepts.
 func hostListener(t *testing.T) (port int, accepted *atomic.Int32) {
