@@ -26,6 +26,13 @@ const dirRights = writeRights &^ (ll.AccessFSMakeChar | ll.AccessFSMakeBlock)
 // fileRights are the rights a rule on a file (not a directory) may carry.
 const fileRights = ll.AccessFSWriteFile | ll.AccessFSTruncate
 
+// handledFS are the filesystem rights the rulesets handle: the write
+// rights, and ioctl(2) on a device (ABI 5) opened under the rules, granted
+// only on Devices: a command cannot open another terminal (read-only:
+// reading is not handled) and type into it with TIOCSTI. A file opened
+// before the rules (bash's terminal, its pipes) keeps every ioctl.
+const handledFS = writeRights | ll.AccessFSIoctlDev
+
 // tcpRights: with no rule granting them, no TCP bind or connect at all.
 const tcpRights = ll.AccessNetBindTCP | ll.AccessNetConnectTCP
 
@@ -40,7 +47,7 @@ func Restrict(p *Policy) error {
 	}
 	attr := ll.RulesetAttr{}
 	if p.FS() {
-		attr.HandledAccessFS = writeRights
+		attr.HandledAccessFS = handledFS
 	}
 	if p.LandlockTCP {
 		attr.HandledAccessNet = tcpRights
@@ -82,12 +89,12 @@ func addRules(fd int, p *Policy) error {
 		dirs = append(dirs, p.TmpDir)
 	}
 	for _, d := range dirs {
-		if err := allow(fd, d, true); err != nil {
+		if err := allow(fd, d, false, true); err != nil {
 			return err
 		}
 	}
 	for _, d := range Devices {
-		if err := allow(fd, d, false); err != nil && !os.IsNotExist(err) {
+		if err := allow(fd, d, true, false); err != nil && !os.IsNotExist(err) {
 			return err
 		}
 	}
@@ -95,8 +102,9 @@ func addRules(fd int, p *Policy) error {
 }
 
 // allow adds a rule granting the write rights beneath path (a directory)
-// or on path (a file), never following a final symbolic link.
-func allow(fd int, path string, required bool) error {
+// or on path (a file; a device of Devices, when device is set, also its
+// ioctls), never following a final symbolic link.
+func allow(fd int, path string, device, required bool) error {
 	pfd, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
 	if err != nil {
 		if !required && err == unix.ENOENT {
@@ -115,6 +123,10 @@ func allow(fd int, path string, required bool) error {
 		rights = dirRights
 	case unix.S_IFLNK:
 		return nil // a link grants nothing: only what it names could be written, and that is outside
+	case unix.S_IFCHR, unix.S_IFBLK:
+		if device {
+			rights |= ll.AccessFSIoctlDev
+		}
 	}
 	if err := ll.LandlockAddPathBeneathRule(fd, &ll.PathBeneathAttr{AllowedAccess: rights, ParentFd: pfd}, 0); err != nil {
 		return fmt.Errorf("adding a Landlock rule for %q: %w", path, os.NewSyscallError("landlock_add_rule", err))

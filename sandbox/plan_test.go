@@ -25,7 +25,7 @@ func TestPlan(t *testing.T) {
 	}{
 		{"read-only", Policy{Mode: ModeReadOnly}, full, Host{}, "landlock+landlock-scope", NetHost, ""},
 		{"read-only ABI 5: no scopes", Policy{Mode: ModeReadOnly}, Kernel{LandlockABI: 5}, Host{}, "landlock", NetHost, ""},
-		{"read-only ABI 3 exactly", Policy{Mode: ModeReadOnly}, Kernel{LandlockABI: 3}, Host{}, "landlock", NetHost, ""},
+		{"read-only ABI 4: no device ioctl rules", Policy{Mode: ModeReadOnly}, Kernel{LandlockABI: 4}, Host{}, "", "", "its Landlock ABI is 4"},
 		{"read-only ABI 2", Policy{Mode: ModeReadOnly}, Kernel{LandlockABI: 2}, Host{}, "", "", "its Landlock ABI is 2"},
 		{"workspace-write no Landlock", Policy{Mode: ModeWorkspaceWrite}, Kernel{LandlockWhy: "gone"}, Host{Root: true}, "", "", "Landlock is gone"},
 		{"no-network root", Policy{Mode: ModeNone, NoNetwork: true}, full, Host{Root: true}, "netns", NetLoopback, ""},
