@@ -281,7 +281,6 @@ ls -l "$d/c" "$d/b" 2>/dev/null; done`
 	}
 }
 
-
 // TestSandboxNoTIOCSTI: a root command cannot type into a terminal outside
 // the run: it may open one read-only (reading is not handled), but ioctl on
 // a device opened under the rules is refused (Landlock's IOCTL_DEV), so its
@@ -313,6 +312,7 @@ for path, req, arg in ((sys.argv[1], termios.TIOCSTI, b"x"), (sys.argv[1], termi
 		assert.Zero(t, n, "%v: input reached the terminal outside", tier)
 	}
 }
+
 // hostListener listens on 127.0.0.1 in the test's (the host's) network
 // namespace and counts the connections it accepts.
 func hostListener(t *testing.T) (port int, accepted *atomic.Int32) {
