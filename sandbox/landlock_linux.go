@@ -75,21 +75,23 @@ func Restrict(p *Policy) error {
 }
 
 // addRules grants the writable places: the workspace (less what --protect
-// keeps), the private TMPDIR and the devices.
+// keeps, found by descriptors: Grants), the private TMPDIR and the devices.
 func addRules(fd int, p *Policy) error {
-	var dirs []string
 	if p.Mode == ModeWorkspaceWrite {
-		grants, err := Grants(p.Workspace, p.Protect)
+		grants, err := p.Grants()
 		if err != nil {
 			return err
 		}
-		dirs = append(dirs, grants...)
+		defer CloseGrants(grants)
+		for _, g := range grants {
+			if err := allowFD(fd, g.FD, g.Path, false); err != nil {
+				return err
+			}
+		}
+		p.granted = grantPaths(grants)
 	}
 	if p.TmpDir != "" {
-		dirs = append(dirs, p.TmpDir)
-	}
-	for _, d := range dirs {
-		if err := allow(fd, d, false, true); err != nil {
+		if err := allow(fd, p.TmpDir, false, true); err != nil {
 			return err
 		}
 	}
@@ -101,9 +103,8 @@ func addRules(fd int, p *Policy) error {
 	return nil
 }
 
-// allow adds a rule granting the write rights beneath path (a directory)
-// or on path (a file; a device of Devices, when device is set, also its
-// ioctls), never following a final symbolic link.
+// allow adds allowFD's rule for path, opened never following a final
+// symbolic link.
 func allow(fd int, path string, device, required bool) error {
 	pfd, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
 	if err != nil {
@@ -113,6 +114,14 @@ func allow(fd int, path string, device, required bool) error {
 		return fmt.Errorf("opening %q for a Landlock rule: %w", path, err)
 	}
 	defer unix.Close(pfd)
+	return allowFD(fd, pfd, path, device)
+}
+
+// allowFD adds a rule for the file the O_PATH descriptor pfd names (path
+// only says which, in errors): the write rights beneath a directory, or
+// writing and truncating a file (a device of Devices, when device is set,
+// also its ioctls); nothing for a link.
+func allowFD(fd, pfd int, path string, device bool) error {
 	var st unix.Stat_t
 	if err := unix.Fstat(pfd, &st); err != nil {
 		return fmt.Errorf("stat %q for a Landlock rule: %w", path, err)

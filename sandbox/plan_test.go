@@ -2,8 +2,6 @@ package sandbox
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -54,33 +52,6 @@ func TestPlan(t *testing.T) {
 			assert.Equal(t, c.network, p.Network())
 		})
 	}
-}
-
-// TestGrants: with --protect, every entry beside the way to a protected
-// directory gets its own rule, the protected one none.
-func TestGrants(t *testing.T) {
-	ws := t.TempDir()
-	for _, d := range []string{".git/objects", "src", "docs/a", "docs/b"} {
-		require.NoError(t, os.MkdirAll(filepath.Join(ws, d), 0o755))
-	}
-	require.NoError(t, os.WriteFile(filepath.Join(ws, "README"), nil, 0o644))
-	j := func(s string) string { return filepath.Join(ws, s) }
-
-	g, err := Grants(ws, nil)
-	require.NoError(t, err)
-	assert.Equal(t, []string{ws}, g)
-	g, err = Grants(ws, []string{j(".git")})
-	require.NoError(t, err)
-	assert.Equal(t, []string{j("README"), j("docs"), j("src")}, g)
-	g, err = Grants(ws, []string{j("docs/a"), j(".git/objects")})
-	require.NoError(t, err)
-	assert.Equal(t, []string{j("README"), j("docs/b"), j("src")}, g)
-	g, err = Grants(ws, []string{ws})
-	require.NoError(t, err)
-	assert.Empty(t, g)
-	g, err = Grants(ws, []string{"/elsewhere"})
-	require.NoError(t, err)
-	assert.Equal(t, []string{ws}, g, "a directory outside the workspace changes nothing")
 }
 
 // TestWire: the init reads back what shellsup planned.
