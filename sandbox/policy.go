@@ -48,9 +48,9 @@ type Policy struct {
 	// Pins: the workspace and each directory on the way to a protected
 	// one, by path, as configuration found them (Pin); the rules are made
 	// on these or the run is refused.
-	Pins map[string]FileID `json:"pins,omitempty"`
-	NoNetwork bool     `json:"noNetwork,omitempty"`
-	TmpDir    string   `json:"tmpDir,omitempty"` // the private TMPDIR, once made
+	Pins      map[string]FileID `json:"pins,omitempty"`
+	NoNetwork bool              `json:"noNetwork,omitempty"`
+	TmpDir    string            `json:"tmpDir,omitempty"` // the private TMPDIR, once made
 
 	// Set by Plan.
 	NetNS       bool `json:"netns,omitempty"`       // the network is cut by a namespace
