@@ -221,11 +221,11 @@ func listFD(dfd int, path string) ([]string, error) {
 }
 
 // grantedNow lists where a walk made now would make the workspace's rules
-// (Grants); nil where the walk refuses.
+// (Grants); none where the walk refuses (so does the run's).
 func (p *Policy) grantedNow() []string {
 	gs, err := p.Grants()
 	if err != nil {
-		return nil
+		return []string{}
 	}
 	defer CloseGrants(gs)
 	return grantPaths(gs)

@@ -72,9 +72,25 @@ func TestGrantsRefuseASwap(t *testing.T) {
 			CloseGrants(gs)
 			require.Error(t, err, "grants %v", grantPaths(gs))
 			assert.Empty(t, gs)
-			assert.Nil(t, p.grantedNow(), "nor does the report list them")
+			assert.Empty(t, p.grantedNow(), "nor does the report list them")
+			done := make(chan error, 1)
+			go OnThread(func() { done <- Restrict(p) })
+			assert.Error(t, <-done, "Restrict refuses the run")
 		})
 	}
+}
+
+// TestPinsOnTheWire: the --pidns init gets the pins.
+func TestPinsOnTheWire(t *testing.T) {
+	ws := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(ws, "a/b"), 0o755))
+	p := &Policy{Mode: ModeWorkspaceWrite, Workspace: ws, Protect: []string{filepath.Join(ws, "a/b")}}
+	require.NoError(t, p.Pin())
+	assert.Len(t, p.Pins, 3)
+	q, err := FromWire(p.Wire())
+	require.NoError(t, err)
+	assert.Equal(t, p.Pins, q.Pins)
+	assert.Empty(t, grantsOf(t, q), "a/ holds only b")
 }
 
 // TestPinRefusesALinkOnTheWay: configuration itself pins nothing through a
