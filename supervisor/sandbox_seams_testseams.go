@@ -18,6 +18,7 @@ import (
 //	netns=0     no network namespaces
 //	userns=0    no unprivileged user namespaces
 //	seccomp=0   no seccomp filter (for the Landlock TCP rules)
+//	seccomp=refuse  seccomp, but installing the filter fails (the sandbox package's seam)
 func seamSandboxKernel(k sandbox.Kernel) sandbox.Kernel {
 	for _, kv := range strings.Split(os.Getenv("SHELLSUP_TEST_SANDBOX_KERNEL"), ",") {
 		name, value, _ := strings.Cut(kv, "=")
