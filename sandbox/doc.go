@@ -3,7 +3,10 @@
 // kernel on bash and every process it starts, and never lifted.
 //
 // The filesystem modes are Landlock rulesets that handle every write right
-// (write, truncate, make, remove, rename and link across directories):
+// (write, truncate, make, remove, rename and link across directories) and
+// ioctl on devices, never granting device nodes to be made, nor ioctl but
+// on the devices below; the workspace's rules are made by descriptors on
+// the directories configuration pinned (Pin, Grants):
 // read-only allows writes only to a private, per-run TMPDIR and a few
 // harmless devices (/dev/null, /dev/zero, /dev/full, /dev/tty);
 // workspace-write adds the workspace, less the directories --protect names.

@@ -17,8 +17,21 @@ const writeRights = ll.AccessFSWriteFile | ll.AccessFSRemoveDir | ll.AccessFSRem
 	ll.AccessFSMakeFifo | ll.AccessFSMakeBlock | ll.AccessFSMakeSym | ll.AccessFSRefer |
 	ll.AccessFSTruncate
 
+// dirRights are what a rule on a directory grants beneath it: every write
+// right but making a device node. A node made beneath a writable place
+// reaches whatever device its numbers name (a disk, another terminal), so
+// MakeChar and MakeBlock stay handled and are granted nowhere.
+const dirRights = writeRights &^ (ll.AccessFSMakeChar | ll.AccessFSMakeBlock)
+
 // fileRights are the rights a rule on a file (not a directory) may carry.
 const fileRights = ll.AccessFSWriteFile | ll.AccessFSTruncate
+
+// handledFS are the filesystem rights the rulesets handle: the write
+// rights, and ioctl(2) on a device (ABI 5) opened under the rules, granted
+// only on Devices: a command cannot open another terminal (read-only:
+// reading is not handled) and type into it with TIOCSTI. A file opened
+// before the rules (bash's terminal, its pipes) keeps every ioctl.
+const handledFS = writeRights | ll.AccessFSIoctlDev
 
 // tcpRights: with no rule granting them, no TCP bind or connect at all.
 const tcpRights = ll.AccessNetBindTCP | ll.AccessNetConnectTCP
@@ -34,7 +47,7 @@ func Restrict(p *Policy) error {
 	}
 	attr := ll.RulesetAttr{}
 	if p.FS() {
-		attr.HandledAccessFS = writeRights
+		attr.HandledAccessFS = handledFS
 	}
 	if p.LandlockTCP {
 		attr.HandledAccessNet = tcpRights
@@ -62,35 +75,37 @@ func Restrict(p *Policy) error {
 }
 
 // addRules grants the writable places: the workspace (less what --protect
-// keeps), the private TMPDIR and the devices.
+// keeps, found by descriptors: Grants), the private TMPDIR and the devices.
 func addRules(fd int, p *Policy) error {
-	var dirs []string
 	if p.Mode == ModeWorkspaceWrite {
-		grants, err := Grants(p.Workspace, p.Protect)
+		grants, err := p.Grants()
 		if err != nil {
 			return err
 		}
-		dirs = append(dirs, grants...)
+		defer CloseGrants(grants)
+		for _, g := range grants {
+			if err := allowFD(fd, g.FD, g.Path, false); err != nil {
+				return err
+			}
+		}
+		p.granted = grantPaths(grants)
 	}
 	if p.TmpDir != "" {
-		dirs = append(dirs, p.TmpDir)
-	}
-	for _, d := range dirs {
-		if err := allow(fd, d, true); err != nil {
+		if err := allow(fd, p.TmpDir, false, true); err != nil {
 			return err
 		}
 	}
 	for _, d := range Devices {
-		if err := allow(fd, d, false); err != nil && !os.IsNotExist(err) {
+		if err := allow(fd, d, true, false); err != nil && !os.IsNotExist(err) {
 			return err
 		}
 	}
 	return nil
 }
 
-// allow adds a rule granting the write rights beneath path (a directory)
-// or on path (a file), never following a final symbolic link.
-func allow(fd int, path string, required bool) error {
+// allow adds allowFD's rule for path, opened never following a final
+// symbolic link.
+func allow(fd int, path string, device, required bool) error {
 	pfd, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
 	if err != nil {
 		if !required && err == unix.ENOENT {
@@ -99,6 +114,14 @@ func allow(fd int, path string, required bool) error {
 		return fmt.Errorf("opening %q for a Landlock rule: %w", path, err)
 	}
 	defer unix.Close(pfd)
+	return allowFD(fd, pfd, path, device)
+}
+
+// allowFD adds a rule for the file the O_PATH descriptor pfd names (path
+// only says which, in errors): the write rights beneath a directory, or
+// writing and truncating a file (a device of Devices, when device is set,
+// also its ioctls); nothing for a link.
+func allowFD(fd, pfd int, path string, device bool) error {
 	var st unix.Stat_t
 	if err := unix.Fstat(pfd, &st); err != nil {
 		return fmt.Errorf("stat %q for a Landlock rule: %w", path, err)
@@ -106,9 +129,13 @@ func allow(fd int, path string, required bool) error {
 	rights := uint64(fileRights)
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFDIR:
-		rights = writeRights
+		rights = dirRights
 	case unix.S_IFLNK:
 		return nil // a link grants nothing: only what it names could be written, and that is outside
+	case unix.S_IFCHR, unix.S_IFBLK:
+		if device {
+			rights |= ll.AccessFSIoctlDev
+		}
 	}
 	if err := ll.LandlockAddPathBeneathRule(fd, &ll.PathBeneathAttr{AllowedAccess: rights, ParentFd: pfd}, 0); err != nil {
 		return fmt.Errorf("adding a Landlock rule for %q: %w", path, os.NewSyscallError("landlock_add_rule", err))

@@ -4,10 +4,11 @@ import "fmt"
 
 // Landlock ABI versions the modes need.
 const (
-	// MinABIFS: ABI 3 (Linux 6.2) handles truncate(2); before it a
-	// "read-only" command could still truncate any file it can write.
-	// ABI 2 (5.19) handles rename and link across directories.
-	MinABIFS = 3
+	// MinABIFS: ABI 5 (Linux 6.10) handles ioctl(2) on devices; before
+	// it a root command could open another terminal read-only and type
+	// into it (TIOCSTI). ABI 3 (6.2) handles truncate(2), ABI 2 (5.19)
+	// rename and link across directories.
+	MinABIFS = 5
 	// MinABITCP: ABI 4 (Linux 6.7) has TCP bind and connect rules.
 	MinABITCP = 4
 	// MinABIScope: ABI 6 (Linux 6.12) scopes signals and abstract Unix
@@ -45,7 +46,7 @@ func (e *UnavailableError) Error() string { return e.Reason }
 // promises, are reported in Via when they are in force.
 func Plan(p *Policy, k Kernel, h Host) error {
 	if p.FS() && k.LandlockABI < MinABIFS {
-		return &UnavailableError{Reason: fmt.Sprintf("--sandbox %s needs Landlock ABI %d or later (Linux 6.2), which %s",
+		return &UnavailableError{Reason: fmt.Sprintf("--sandbox %s needs Landlock ABI %d or later (Linux 6.10), which %s",
 			p.Mode, MinABIFS, landlockState(k))}
 	}
 	err := planNetwork(p, k, h)

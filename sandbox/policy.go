@@ -45,13 +45,21 @@ type Policy struct {
 	Mode      string   `json:"mode"`
 	Workspace string   `json:"workspace,omitempty"` // resolved; workspace-write only
 	Protect   []string `json:"protect,omitempty"`   // resolved directories in the workspace, kept read-only
-	NoNetwork bool     `json:"noNetwork,omitempty"`
-	TmpDir    string   `json:"tmpDir,omitempty"` // the private TMPDIR, once made
+	// Pins: the workspace and each directory on the way to a protected
+	// one, by path, as configuration found them (Pin); the rules are made
+	// on these or the run is refused.
+	Pins      map[string]FileID `json:"pins,omitempty"`
+	NoNetwork bool              `json:"noNetwork,omitempty"`
+	TmpDir    string            `json:"tmpDir,omitempty"` // the private TMPDIR, once made
 
 	// Set by Plan.
 	NetNS       bool `json:"netns,omitempty"`       // the network is cut by a namespace
 	LandlockTCP bool `json:"landlockTCP,omitempty"` // the network is cut by Landlock TCP rules
 	Scoped      bool `json:"scoped,omitempty"`      // Landlock scopes signals and abstract Unix sockets
+
+	// granted: the workspace's places the rules were made on (Grants),
+	// once they were made in this process, or found for the report.
+	granted []string
 }
 
 // ValidMode reports whether s is a mode --sandbox accepts.
@@ -96,15 +104,20 @@ func (p *Policy) Via() string {
 
 // Writable lists where the command may write (directories and the
 // devices), in the order the rules are made; nil without filesystem rules.
-// With --protect the workspace's entries are listed as they are now.
+// The workspace's places are those the rules were made on when Restrict
+// ran in this process; under --pidns (the init makes the rules) those a
+// walk by descriptors finds on the first call, checked against the same
+// pins, and kept for the later calls.
 func (p *Policy) Writable() []string {
 	if !p.FS() {
 		return nil
 	}
 	var w []string
 	if p.Mode == ModeWorkspaceWrite {
-		grants, _ := Grants(p.Workspace, p.Protect) // unlistable: Restrict refuses the run
-		w = append(w, grants...)
+		if p.granted == nil {
+			p.granted = p.grantedNow() // refused: the init refuses the run too
+		}
+		w = append(w, p.granted...)
 	}
 	if p.TmpDir != "" {
 		w = append(w, p.TmpDir)

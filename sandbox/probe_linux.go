@@ -10,7 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Minimum kernels: Landlock ABI 3 Linux 6.2, ABI 4 (TCP) 6.7; network
+// Minimum kernels: Landlock ABI 5 Linux 6.10 (ABI 4, TCP, 6.7); network
 // namespaces 2.6.29; unprivileged user namespaces 3.8.
 
 // Probe is what this kernel offers, asked once.

@@ -33,6 +33,10 @@ func (a Args) sandboxPolicy(ws string) (*sandbox.Policy, error) {
 	if !p.Active() {
 		return nil, nil
 	}
+	// The rules are made later, on these very directories or not at all.
+	if err := p.Pin(); err != nil {
+		return nil, invalid("sandbox %s: %v", mode, err)
+	}
 	return p, nil
 }
 

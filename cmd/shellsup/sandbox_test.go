@@ -253,6 +253,66 @@ out=$( { echo x > newtop; } 2>&1 ); echo "newtop rc=$? $out"`
 	assert.Contains(t, tot.Sandbox.Writable, filepath.Join(p.ws, "src"))
 }
 
+// TestSandboxNoDeviceNodes: a root command cannot make a device node in
+// its TMPDIR or its workspace (which it could then open, beneath a write
+// rule, to write a disk or another terminal): making devices is handled and
+// granted nowhere, in each mode and tier.
+func TestSandboxNoDeviceNodes(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: mknod needs CAP_MKNOD")
+	}
+	command := `for d in "$TMPDIR" "$PWD"; do
+out=$( { mknod "$d/c" c 1 3; } 2>&1 ); echo "char rc=$? $out"
+out=$( { mknod "$d/b" b 7 0; } 2>&1 ); echo "block rc=$? $out"
+ls -l "$d/c" "$d/b" 2>/dev/null; done`
+	for _, mode := range []string{"read-only", "workspace-write"} {
+		for _, tier := range [][]string{nil, {"--pidns"}} {
+			t.Run(mode+"/"+strings.Join(tier, ""), func(t *testing.T) {
+				ws := worldDir(t)
+				args := append([]string{"--no-login", "--sandbox", mode, "--workspace", ws, "--cwd", ws}, tier...)
+				r := runShellsup(t, opts{args: args, command: command})
+				tot := requireTotals(t, r)
+				assert.Equal(t, 4, strings.Count(tot.Stdout, "Permission denied"), "stdout %q", tot.Stdout)
+				assert.NotContains(t, tot.Stdout, "rc=0")
+				assert.NoFileExists(t, filepath.Join(ws, "c"))
+				assert.NoFileExists(t, filepath.Join(ws, "b"))
+			})
+		}
+	}
+}
+
+// TestSandboxNoTIOCSTI: a root command cannot type into a terminal outside
+// the run: it may open one read-only (reading is not handled), but ioctl on
+// a device opened under the rules is refused (Landlock's IOCTL_DEV), so its
+// TIOCSTI fails and nothing reaches the terminal's input; its own /dev/null
+// keeps its ioctls.
+func TestSandboxNoTIOCSTI(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: TIOCSTI into a terminal not one's own needs CAP_SYS_ADMIN")
+	}
+	term := newPty(t) // read all along, so its echo never blocks
+	tty := term.slave
+	// TIOCSTI into the terminal outside; TCGETS on /dev/null, which
+	// reaches the driver (ENOTTY), not Landlock (EACCES).
+	sti := `import errno, fcntl, os, sys, termios
+for path, req, arg in ((sys.argv[1], termios.TIOCSTI, b"x"), (sys.argv[1], termios.TIOCSTI, b"\n"), ("/dev/null", termios.TCGETS, bytes(64))):
+    try:
+        fcntl.ioctl(os.open(path, os.O_RDONLY | os.O_NOCTTY), req, arg)
+        print(path, "ok")
+    except OSError as e:
+        print(path, errno.errorcode[e.errno])
+`
+	command := "python3 -c '" + sti + "' " + term.name // sti has no single quote
+	for _, tier := range [][]string{nil, {"--pidns"}} {
+		r := runShellsup(t, opts{args: append([]string{"--no-login", "--sandbox", "read-only"}, tier...), command: command})
+		tot := requireTotals(t, r)
+		assert.Equal(t, fmt.Sprintf("%[1]s EACCES\n%[1]s EACCES\n/dev/null ENOTTY\n", term.name), tot.Stdout, "%v: stderr %q", tier, tot.Stderr)
+		n, err := unix.IoctlGetInt(int(tty.Fd()), unix.TIOCINQ)
+		require.NoError(t, err)
+		assert.Zero(t, n, "%v: input reached the terminal outside", tier)
+	}
+}
+
 // hostListener listens on 127.0.0.1 in the test's (the host's) network
 // namespace and counts the connections it accepts.
 func hostListener(t *testing.T) (port int, accepted *atomic.Int32) {
@@ -359,6 +419,7 @@ func TestSandboxRefused(t *testing.T) {
 		{"read-only without Landlock", "landlock=0", false, []string{"--sandbox", "read-only"}, "Landlock is disabled"},
 		{"workspace-write without Landlock", "landlock=0", false, []string{"--sandbox", "workspace-write", "--workspace", ws}, "Landlock is disabled"},
 		{"read-only with ABI 2", "landlock=2", false, []string{"--sandbox", "read-only"}, "its Landlock ABI is 2"},
+		{"workspace-write with ABI 4 (no device ioctl rules)", "landlock=4", false, []string{"--sandbox", "workspace-write", "--workspace", ws}, "needs Landlock ABI 5 or later (Linux 6.10)"},
 		{"no-network without namespaces or Landlock", "landlock=0,netns=0", false, []string{"--no-network"}, "--no-network needs a network namespace"},
 		{"no-network with ABI 3 as nobody", "landlock=3", true, []string{"--no-network"}, "shellsup is not root"},
 		{"no-network --pidns as nobody without user namespaces", "landlock=0,userns=0", true, []string{"--no-network", "--pidns"}, "--pidns cannot make the user namespace"},
@@ -508,12 +569,16 @@ func TestSandboxWithPTY(t *testing.T) {
 	for _, extra := range [][]string{nil, {"--pidns"}} {
 		args := append([]string{"--pty", "--sandbox", "read-only"}, extra...)
 		r := runShellsup(t, opts{args: args, env: []string{"HOME=" + home},
-			command: `touch "$HOME/x"; echo "rc=$?"; tty; echo ok > "$TMPDIR/y" && echo tmp-ok`})
+			command: `touch "$HOME/x"; echo "rc=$?"; tty; echo ok > "$TMPDIR/y" && echo tmp-ok
+[ -t 0 ] && [ -t 1 ] && echo isatty; stty size; stty size < /dev/tty; stty cols 100 && stty size`})
 		tot := requireTotals(t, r)
 		assert.Equal(t, 0, r.exit, "%v: %s", args, tot.Stdout)
 		assert.Contains(t, tot.Stdout, "rc=1", args)
 		assert.Contains(t, tot.Stdout, "/dev/pts/", args)
 		assert.Contains(t, tot.Stdout, "tmp-ok", args)
+		// the terminal's ioctls: on bash's own fds, and on /dev/tty reopened
+		assert.Contains(t, tot.Stdout, "isatty", args)
+		assert.Contains(t, tot.Stdout, "24 80\r\n24 80\r\n24 100", args)
 		require.NotNil(t, r.start.Sandbox, args)
 		assert.Equal(t, "read-only", r.start.Sandbox.Mode, args)
 		assert.NoFileExists(t, filepath.Join(home, "x"), args)
