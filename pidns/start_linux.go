@@ -219,7 +219,7 @@ func (in *Init) awaitStart() error {
 	case recLoopback:
 		return &UnavailableError{What: "bringing lo up in the network namespace for --no-network", Err: errno}
 	case recSandbox:
-		return &UnavailableError{What: "enforcing the sandbox's Landlock rules in the init", Err: errno}
+		return &UnavailableError{What: "enforcing the sandbox's Landlock rules (and the seccomp filter beside the TCP rules) in the init", Err: errno}
 	}
 	return &UnavailableError{What: "starting the PID-namespace init", Err: fmt.Errorf("unexpected record %d", kind)}
 }

@@ -39,7 +39,8 @@ const tcpRights = ll.AccessNetBindTCP | ll.AccessNetConnectTCP
 // Restrict sets no_new_privs and enforces p's Landlock rules on the
 // calling thread only (never on shellsup's other threads); every process
 // the thread forks inherits them, and nothing can lift them. The caller
-// keeps the thread locked and lets the Go runtime retire it. Without
+// keeps the thread locked and lets the Go runtime retire it. With the TCP
+// rules it adds the seccomp filter of seccomp_linux.go. Without
 // filesystem or TCP rules it does nothing.
 func Restrict(p *Policy) error {
 	if !p.FS() && !p.LandlockTCP {
@@ -70,6 +71,9 @@ func Restrict(p *Policy) error {
 	}
 	if err := ll.LandlockRestrictSelf(fd, 0); err != nil {
 		return os.NewSyscallError("landlock_restrict_self", err)
+	}
+	if p.LandlockTCP {
+		return denyTCPBypasses() // what the TCP rules do not see (seccomp_linux.go)
 	}
 	return nil
 }

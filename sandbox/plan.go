@@ -23,6 +23,11 @@ type Kernel struct {
 	NetNS       bool   // network namespaces can be made (by root directly)
 	UserNS      bool   // unprivileged user namespaces can be made (for --pidns)
 	UserNSWhy   string // why UserNS is false, when it is
+	// Seccomp: the seccomp filter the Landlock TCP rules need beside them
+	// (seccomp_linux.go) can be installed: this architecture has one, and
+	// the kernel has seccomp.
+	Seccomp    bool
+	SeccompWhy string // why Seccomp is false, when it is
 }
 
 // Host is how shellsup runs: root (CAP_SYS_ADMIN, a network namespace
@@ -65,13 +70,25 @@ func planNetwork(p *Policy, k Kernel, h Host) error {
 		p.NetNS = true // the init's namespaces get a network namespace too
 	case !h.PIDNS && h.Root && k.NetNS:
 		p.NetNS = true
-	case k.LandlockABI >= MinABITCP:
+	case k.LandlockABI >= MinABITCP && k.Seccomp:
 		p.LandlockTCP = true
 	default:
-		return &UnavailableError{Reason: fmt.Sprintf("--no-network needs a network namespace (%s) or Landlock ABI %d or later for TCP rules, which %s",
-			netnsState(k, h), MinABITCP, landlockState(k))}
+		return &UnavailableError{Reason: fmt.Sprintf("--no-network needs a network namespace (%s) or Landlock ABI %d or later for TCP rules with a seccomp filter beside them, which %s",
+			netnsState(k, h), MinABITCP, tcpRulesState(k))}
 	}
 	return nil
+}
+
+// tcpRulesState says why the Landlock TCP rules cannot be had.
+func tcpRulesState(k Kernel) string {
+	if k.LandlockABI >= MinABITCP && !k.Seccomp {
+		why := k.SeccompWhy
+		if why == "" {
+			why = "seccomp is not available"
+		}
+		return "cannot be had here: " + why
+	}
+	return landlockState(k)
 }
 
 func landlockState(k Kernel) string {

@@ -11,7 +11,7 @@ import (
 // TestPlan: every mode gets all it promises or is refused with the
 // reason; nothing is downgraded.
 func TestPlan(t *testing.T) {
-	full := Kernel{LandlockABI: 7, NetNS: true, UserNS: true}
+	full := Kernel{LandlockABI: 7, NetNS: true, UserNS: true, Seccomp: true}
 	cases := []struct {
 		name    string
 		p       Policy
@@ -28,13 +28,16 @@ func TestPlan(t *testing.T) {
 		{"workspace-write no Landlock", Policy{Mode: ModeWorkspaceWrite}, Kernel{LandlockWhy: "gone"}, Host{Root: true}, "", "", "Landlock is gone"},
 		{"no-network root", Policy{Mode: ModeNone, NoNetwork: true}, full, Host{Root: true}, "netns", NetLoopback, ""},
 		{"no-network read-only root", Policy{Mode: ModeReadOnly, NoNetwork: true}, full, Host{Root: true}, "landlock+landlock-scope+netns", NetLoopback, ""},
-		{"no-network root no netns", Policy{Mode: ModeNone, NoNetwork: true}, Kernel{LandlockABI: 4}, Host{Root: true}, "landlock-tcp", NetNone, ""},
+		{"no-network root no netns", Policy{Mode: ModeNone, NoNetwork: true}, Kernel{LandlockABI: 4, Seccomp: true}, Host{Root: true}, "landlock-tcp", NetNone, ""},
+		{"no-network root no netns no seccomp", Policy{Mode: ModeNone, NoNetwork: true}, Kernel{LandlockABI: 4, SeccompWhy: "off"}, Host{Root: true}, "", "", "with a seccomp filter beside them, which cannot be had here: off"},
 		{"no-network root no netns ABI 3", Policy{Mode: ModeNone, NoNetwork: true}, Kernel{LandlockABI: 3}, Host{Root: true}, "", "", "this kernel makes none"},
 		{"no-network unprivileged", Policy{Mode: ModeNone, NoNetwork: true}, full, Host{}, "landlock-tcp+landlock-scope", NetNone, ""},
+		{"no-network unprivileged no seccomp", Policy{Mode: ModeNone, NoNetwork: true}, Kernel{LandlockABI: 7, NetNS: true, UserNS: true, SeccompWhy: "no filter for riscv64"}, Host{}, "", "", "shellsup is not root; with --pidns it makes one in the init's user namespace) or Landlock ABI 4 or later for TCP rules with a seccomp filter beside them, which cannot be had here: no filter for riscv64"},
+		{"no-network unprivileged pidns no seccomp", Policy{Mode: ModeNone, NoNetwork: true}, Kernel{LandlockABI: 7, NetNS: true, UserNS: true}, Host{PIDNS: true}, "netns", NetLoopback, ""},
 		{"no-network unprivileged ABI 3", Policy{Mode: ModeNone, NoNetwork: true}, Kernel{LandlockABI: 3, NetNS: true, UserNS: true}, Host{}, "", "", "shellsup is not root"},
 		{"no-network unprivileged pidns", Policy{Mode: ModeReadOnly, NoNetwork: true}, full, Host{PIDNS: true}, "landlock+landlock-scope+netns", NetLoopback, ""},
 		{"no-network unprivileged pidns no userns", Policy{Mode: ModeNone, NoNetwork: true}, Kernel{NetNS: true, UserNSWhy: "off"}, Host{PIDNS: true}, "", "", "--pidns cannot make the user namespace: off"},
-		{"no-network unprivileged pidns no userns falls to TCP rules", Policy{Mode: ModeNone, NoNetwork: true}, Kernel{LandlockABI: 4, NetNS: true}, Host{PIDNS: true}, "landlock-tcp", NetNone, ""},
+		{"no-network unprivileged pidns no userns falls to TCP rules", Policy{Mode: ModeNone, NoNetwork: true}, Kernel{LandlockABI: 4, NetNS: true, Seccomp: true}, Host{PIDNS: true}, "landlock-tcp", NetNone, ""},
 		{"no-network root pidns", Policy{Mode: ModeNone, NoNetwork: true}, Kernel{NetNS: true}, Host{Root: true, PIDNS: true}, "netns", NetLoopback, ""},
 	}
 	for _, c := range cases {

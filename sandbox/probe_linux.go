@@ -32,6 +32,7 @@ func probe() Kernel {
 	_, err = os.Stat("/proc/self/ns/net")
 	k.NetNS = err == nil
 	k.UserNS, k.UserNSWhy = userNS()
+	k.Seccomp, k.SeccompWhy = SeccompState()
 	return k
 }
 

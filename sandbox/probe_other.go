@@ -4,7 +4,7 @@ package sandbox
 
 // Probe finds nothing outside Linux: every mode is refused.
 func Probe() Kernel {
-	return Kernel{LandlockWhy: "a Linux feature", UserNSWhy: "a Linux feature"}
+	return Kernel{LandlockWhy: "a Linux feature", UserNSWhy: "a Linux feature", SeccompWhy: "a Linux feature"}
 }
 
 // SweptTmp is one private TMPDIR a sweep removed.

@@ -39,9 +39,11 @@ type leader interface {
 //
 // With --pidns-auto a run without a v2 leaf goes into a namespace too, and
 // one whose namespaces cannot be had here (an *pidns.UnavailableError:
-// nothing of the command ran) falls back to the plain spawn.
+// nothing of the command ran) falls back to the plain spawn, its sandbox
+// planned again for it (--no-network then needs what a plain spawn has, or
+// the run is refused).
 func spawnFor(cfg Config, cont *reaper.Containment, leaf *cgroup.Leaf) (*child, error) {
-	if cfg.PIDNamespace || autoNamespace(cfg, leaf) {
+	if inNamespace(cfg, leaf) {
 		c, err := spawnInNamespace(cfg, cont, leaf)
 		if err == nil {
 			// prctl cannot fail with these arguments; and the command, inside
@@ -51,11 +53,20 @@ func spawnFor(cfg Config, cont *reaper.Containment, leaf *cgroup.Leaf) (*child, 
 		if cfg.PIDNamespace || !isUnavailable(err) {
 			return c, err
 		}
+		if err := checkSandbox(cfg, false); err != nil {
+			return nil, &sandboxError{err}
+		}
 	}
 	if err := forbidDumps(); err != nil {
 		return nil, err
 	}
 	return spawn(cfg, leaf)
+}
+
+// inNamespace: the command runs under a PID-namespace init, asked for or
+// chosen by --pidns-auto.
+func inNamespace(cfg Config, leaf *cgroup.Leaf) bool {
+	return cfg.PIDNamespace || autoNamespace(cfg, leaf)
 }
 
 // autoNamespace: --pidns-auto asks for a namespace, and the run has no

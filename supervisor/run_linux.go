@@ -170,15 +170,15 @@ func prepare(cfg Config, out *output) (*reaper.Containment, *cgroup.Leaf, *spill
 	if err == nil {
 		err = checkUser(cfg)
 	}
-	if err == nil {
-		err = checkSandbox(cfg)
-	}
 	if err != nil {
 		return nil, nil, nil, fail(out, protocol.CategoryContainmentUnavailable, err, ExitFailed)
 	}
 	leaf, err := setupCgroup(cfg, cont)
 	if err == nil {
 		err = checkRequired(cfg, cont)
+	}
+	if err == nil {
+		err = checkSandbox(cfg, inNamespace(cfg, leaf)) // once --pidns-auto has decided, with the leaf
 	}
 	if err != nil {
 		closeLeaf(leaf)

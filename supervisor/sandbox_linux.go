@@ -16,13 +16,15 @@ import (
 
 // checkSandbox decides how the sandbox is enforced, with what the kernel
 // offers, or refuses it (containment unavailable): before anything is
-// spawned, never a run with less than was asked for.
-func checkSandbox(cfg Config) error {
+// spawned, never a run with less than was asked for. pidns: the command
+// runs under a PID-namespace init (--pidns, or --pidns-auto's answer),
+// whose namespaces get the network namespace of --no-network.
+func checkSandbox(cfg Config, pidns bool) error {
 	if cfg.Sandbox == nil {
 		return nil
 	}
 	k := seamSandboxKernel(sandbox.Probe())
-	return sandbox.Plan(cfg.Sandbox, k, sandbox.Host{Root: os.Geteuid() == 0 && canAdmin(), PIDNS: cfg.PIDNamespace})
+	return sandbox.Plan(cfg.Sandbox, k, sandbox.Host{Root: os.Geteuid() == 0 && canAdmin(), PIDNS: pidns})
 }
 
 // canAdmin: shellsup has CAP_SYS_ADMIN, which a network namespace made

@@ -17,6 +17,8 @@ import (
 //	landlock=N  Landlock ABI N (0: no Landlock)
 //	netns=0     no network namespaces
 //	userns=0    no unprivileged user namespaces
+//	seccomp=0   no seccomp filter (for the Landlock TCP rules)
+//	seccomp=refuse  seccomp, but installing the filter fails (the sandbox package's seam)
 func seamSandboxKernel(k sandbox.Kernel) sandbox.Kernel {
 	for _, kv := range strings.Split(os.Getenv("SHELLSUP_TEST_SANDBOX_KERNEL"), ",") {
 		name, value, _ := strings.Cut(kv, "=")
@@ -32,6 +34,11 @@ func seamSandboxKernel(k sandbox.Kernel) sandbox.Kernel {
 			k.UserNS = value != "0"
 			if !k.UserNS {
 				k.UserNSWhy = "disabled (simulated by SHELLSUP_TEST_SANDBOX_KERNEL)"
+			}
+		case "seccomp":
+			k.Seccomp = value != "0"
+			if !k.Seccomp {
+				k.SeccompWhy = "disabled (simulated by SHELLSUP_TEST_SANDBOX_KERNEL)"
 			}
 		}
 	}

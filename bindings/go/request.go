@@ -169,9 +169,12 @@ type Request struct {
 
 	// Network, if it points to false, gives the command a network of its
 	// own with only loopback up (shellsup --no-network): its own servers
-	// on 127.0.0.1 answer it, the host's listeners and the outside do not;
-	// where no namespace can be made, Landlock denies every TCP connect and
-	// bind instead (Result.Sandbox.Network says which). nil, or true, is
+	// on 127.0.0.1 answer it, the host's listeners and the outside do not
+	// (unprivileged too, in the PID namespace the default gives such a
+	// run); where no namespace can be made (unprivileged with
+	// NoPIDNamespace, say), Landlock TCP rules and a seccomp filter deny
+	// every TCP connect and bind, Multipath TCP and Fast Open instead, UDP
+	// staying open (Result.Sandbox.Network says which). nil, or true, is
 	// the host's network. With Go 1.26: Network: new(false).
 	Network *bool
 

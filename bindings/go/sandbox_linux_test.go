@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 )
 
 // TestSandboxValidated: a bad Sandbox, workspace-write without Workspace
@@ -74,4 +75,71 @@ echo t > "$TMPDIR/t" && echo wrote-tmp
 	assert.True(t, res.Cleanup.Clean())
 	assert.GreaterOrEqual(t, res.Cleanup.Signalled, 1, "the setsid sleeper")
 	assert.NoDirExists(t, res.Sandbox.TmpDir)
+}
+
+// tcpProbe tries the host's listener on 127.0.0.1 at port: a plain
+// connect, a Multipath TCP socket and a TCP Fast Open sendto (the last two
+// pass beside Landlock's TCP rules without shellsup's seccomp filter).
+func tcpProbe(port string) string {
+	return `python3 -c 'import socket; socket.create_connection(("127.0.0.1", ` + port + `), timeout=2)' 2>/dev/null; echo "tcp rc=$?"
+python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_STREAM, 262); s.settimeout(2); s.connect(("127.0.0.1", ` + port + `))' 2>/dev/null; echo "mptcp rc=$?"
+python3 -c 'import socket; s = socket.socket(); s.sendto(b"GET / HTTP/1.0\r\n\r\n", socket.MSG_FASTOPEN, ("127.0.0.1", ` + port + `))' 2>/dev/null; echo "fastopen rc=$?"
+`
+}
+
+// TestSandboxNetworkAsNobody is the review's finding 1 (2026-12-02): an
+// unprivileged shellsup with Network false and the binding's default
+// (--pidns-auto, a PID namespace where nobody has no delegated cgroup)
+// got the Landlock TCP rules, which Multipath TCP and TCP Fast Open
+// passed, and reached the host's 127.0.0.1. Now the default gets a network
+// namespace; with NoPIDNamespace the TCP rules, whose seccomp filter
+// refuses both. Nothing reaches the listener either way.
+func TestSandboxNetworkAsNobody(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to run shellsup as nobody")
+	}
+	dir := nobodyDir(t)
+	bin := asNobody(t, dir)
+	for _, c := range []struct {
+		name, network, via string
+		noPIDNS            bool
+	}{
+		{"default", "loopback", "netns", false},
+		{"NoPIDNamespace", "none", "landlock-tcp+landlock-scope", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			require.NoError(t, err)
+			defer l.Close()
+			req := newRequest(t, tcpProbe(strconv.Itoa(l.Addr().(*net.TCPAddr).Port)))
+			req.Binary, req.Cwd, req.Env[0] = bin, dir, "HOME="+dir
+			req.NoLogin, req.Network, req.NoPIDNamespace = true, new(false), c.noPIDNS
+			res, err := Run(context.Background(), req)
+			require.NoError(t, err)
+			require.NotNil(t, res.Sandbox)
+			assert.Equal(t, c.network, res.Sandbox.Network)
+			assert.Equal(t, c.via, res.Sandbox.Via)
+			assert.Equal(t, "tcp rc=1\nmptcp rc=1\nfastopen rc=1\n", res.Stdout, "none reaches the host's listener")
+			assert.False(t, pending(t, l.(*net.TCPListener)), "the host's listener was reached")
+		})
+	}
+}
+
+// pending: a connection waits in l's accept queue (taken off it, without
+// blocking).
+func pending(t *testing.T, l *net.TCPListener) bool {
+	raw, err := l.SyscallConn()
+	require.NoError(t, err)
+	var acceptErr error
+	require.NoError(t, raw.Control(func(fd uintptr) {
+		var nfd int
+		if nfd, _, acceptErr = unix.Accept4(int(fd), unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC); acceptErr == nil {
+			unix.Close(nfd)
+		}
+	}))
+	if acceptErr != nil {
+		require.ErrorIs(t, acceptErr, unix.EAGAIN)
+		return false
+	}
+	return true
 }

@@ -336,10 +336,13 @@ func hostListener(t *testing.T) (port int, accepted *atomic.Int32) {
 }
 
 // networkProbe connects to the host's listener (python3, curl, and bash's
-// /dev/tcp posting $(env), the injection), then starts a server on
-// 127.0.0.1 and connects to it.
+// /dev/tcp posting $(env), the injection; a Multipath TCP socket and a TCP
+// Fast Open sendto, which Landlock's TCP rules do not see), then starts a
+// server on 127.0.0.1 and connects to it.
 func networkProbe(port int) string {
 	return fmt.Sprintf(`python3 -c 'import socket; socket.create_connection(("127.0.0.1", %[1]d), timeout=2)' 2>/dev/null; echo "python rc=$?"
+python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_STREAM, 262); s.settimeout(2); s.connect(("127.0.0.1", %[1]d))' 2>/dev/null; echo "mptcp rc=$?"
+python3 -c 'import socket; s = socket.socket(); s.sendto(b"GET / HTTP/1.0\r\n\r\n", socket.MSG_FASTOPEN, ("127.0.0.1", %[1]d))' 2>/dev/null; echo "fastopen rc=$?"
 curl -s -m 2 --data "$(env)" http://127.0.0.1:%[1]d/ >/dev/null 2>&1; echo "curl rc=$?"
 { env > /dev/tcp/127.0.0.1/%[1]d; } 2>/dev/null; echo "devtcp rc=$?"
 python3 -c '
@@ -356,8 +359,10 @@ print("own", socket.create_connection(l.getsockname(), timeout=2).recv(5).decode
 // the host's listener on 127.0.0.1 is unreachable (python3, curl, and the
 // $(env) injection reach nothing), while a server the command starts on
 // 127.0.0.1 answers it where the command has a network namespace of its
-// own: as root, and with --pidns also as nobody. Without either, nobody's
-// run falls back to Landlock TCP rules, and the report says so.
+// own: as root, and with --pidns (or --pidns-auto, the bindings' default,
+// which puts nobody's run in a namespace) also as nobody. Without either,
+// nobody's run falls back to Landlock TCP rules with the seccomp filter
+// beside them (no Multipath TCP, no Fast Open), and the report says so.
 func TestSandboxNetwork(t *testing.T) {
 	cases := []struct {
 		name      string
@@ -371,6 +376,8 @@ func TestSandboxNetwork(t *testing.T) {
 		{"root --pidns", sandboxUsers()[0], []string{"--pidns"}, "loopback", "netns", true},
 		{"root --user nobody read-only", sandboxUsers()[2], []string{"--sandbox", "read-only"}, "loopback", "landlock+landlock-scope+netns", true},
 		{"nobody --pidns read-only", sandboxUsers()[1], []string{"--pidns", "--sandbox", "read-only"}, "loopback", "landlock+landlock-scope+netns", true},
+		{"nobody --pidns-auto", sandboxUsers()[1], []string{"--pidns-auto"}, "loopback", "netns", true},
+		{"nobody --pidns-auto read-only", sandboxUsers()[1], []string{"--pidns-auto", "--sandbox", "read-only"}, "loopback", "landlock+landlock-scope+netns", true},
 		{"nobody", sandboxUsers()[1], nil, "none", "landlock-tcp+landlock-scope", false},
 		{"root without CAP_SYS_ADMIN", sandboxUser{name: "root -sys_admin", bin: noAdminWrapper}, nil, "none", "landlock-tcp+landlock-scope", false},
 	}
@@ -382,7 +389,7 @@ func TestSandboxNetwork(t *testing.T) {
 			r := runShellsup(t, opts{bin: c.user.bin(t, shellsupBin), args: args, command: networkProbe(port)})
 			tot := requireTotals(t, r)
 			lines := probeLines(tot.Stdout)
-			for _, name := range []string{"python", "curl", "devtcp"} {
+			for _, name := range []string{"python", "curl", "devtcp", "mptcp", "fastopen"} {
 				assert.NotEqual(t, "rc=0", lines[name], "%s reached the host's listener", name)
 			}
 			assert.Zero(t, accepted.Load(), "the host's listener was reached")
@@ -399,7 +406,10 @@ func TestSandboxNetwork(t *testing.T) {
 		port, accepted := hostListener(t)
 		r := runShellsup(t, opts{args: []string{"--no-login"}, command: networkProbe(port)})
 		tot := requireTotals(t, r)
-		assert.Equal(t, "rc=0", probeLines(tot.Stdout)["python"])
+		lines := probeLines(tot.Stdout)
+		for _, name := range []string{"python", "mptcp", "fastopen"} {
+			assert.Equal(t, "rc=0", lines[name], "%s: the probe reaches a listener; stdout %q", name, tot.Stdout)
+		}
 		assert.Positive(t, accepted.Load())
 		assert.Nil(t, tot.Sandbox)
 	})
@@ -424,6 +434,10 @@ func TestSandboxRefused(t *testing.T) {
 		{"no-network with ABI 3 as nobody", "landlock=3", true, []string{"--no-network"}, "shellsup is not root"},
 		{"no-network --pidns as nobody without user namespaces", "landlock=0,userns=0", true, []string{"--no-network", "--pidns"}, "--pidns cannot make the user namespace"},
 		{"read-only --pidns without Landlock", "landlock=0", false, []string{"--sandbox", "read-only", "--pidns"}, "Landlock is disabled"},
+		{"no-network as nobody without seccomp", "seccomp=0", true, []string{"--no-network"}, "with a seccomp filter beside them, which cannot be had here: disabled (simulated"},
+		{"no-network as nobody, the filter refused", "seccomp=refuse", true, []string{"--no-network"}, "installing the seccomp filter of the Landlock TCP rules: prctl(PR_SET_SECCOMP): invalid argument"},
+		{"no-network --pidns as nobody without netns, the filter refused in the init", "netns=0,seccomp=refuse", true, []string{"--no-network", "--pidns"}, "the seccomp filter beside the TCP rules) in the init: invalid argument"},
+		{"no-network --pidns-auto as nobody without netns, the filter refused", "netns=0,seccomp=refuse", true, []string{"--no-network", "--pidns-auto"}, "installing the seccomp filter"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,8 +1,13 @@
 """sandbox=, protect=, network=: the opt-in sandbox (shellsup --sandbox, --protect, --no-network)."""
 
 import asyncio
+import json
 import os
+import shutil
 import socket
+import subprocess
+import sys
+import tempfile
 
 import pytest
 
@@ -97,3 +102,49 @@ def test_sandbox_protect(tmp_path):
                   no_login=True, sandbox="workspace-write", workspace=tmp_path, protect=[".git"])
     assert r["stdout"] == "git-denied\nsrc-ok\n"
     assert str(tmp_path / "src") in r.sandbox["writable"]
+
+
+# As nobody, in a child Python: the host's listener through a plain connect,
+# a Multipath TCP socket and a TCP Fast Open sendto (the last two pass beside
+# Landlock's TCP rules without shellsup's seccomp filter).
+TCP_PROBE = """python3 -c 'import socket; socket.create_connection(("127.0.0.1", {port}), timeout=2)' 2>/dev/null; echo "tcp rc=$?"
+python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_STREAM, 262); s.settimeout(2); s.connect(("127.0.0.1", {port}))' 2>/dev/null; echo "mptcp rc=$?"
+python3 -c 'import socket; s = socket.socket(); s.sendto(b"x", socket.MSG_FASTOPEN, ("127.0.0.1", {port}))' 2>/dev/null; echo "fastopen rc=$?"
+"""
+
+NOBODY_HARNESS = r"""
+import json, sys
+import shellsup as shell
+pidns = json.loads(sys.argv[2])
+r = shell.run(sys.argv[1], progress=None, no_login=True, network=False, pidns=pidns)
+print(json.dumps({"stdout": r["stdout"], "sandbox": r.sandbox}))
+"""
+
+
+@pytest.mark.parametrize("pidns, network, via", [
+    (None, "loopback", "netns"),  # the default, --pidns-auto: a PID namespace here, and a network namespace with it
+    (False, "none", "landlock-tcp+landlock-scope"),
+])
+def test_network_false_as_nobody(pidns, network, via, child_env):
+    """Review 2026-12-02, finding 1: as nobody, network=False with the default pidns got the
+    Landlock TCP rules, and MPTCP and TCP Fast Open reached the host's 127.0.0.1. Now the default
+    gets a network namespace, and pidns=False the TCP rules with the seccomp filter beside them."""
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        pytest.skip("needs root and setpriv to act as nobody")
+    top = tempfile.mkdtemp(prefix="shellsup-netnobody-")
+    lst = _listener()
+    try:
+        os.chmod(top, 0o755)
+        probe = TCP_PROBE.format(port=lst.getsockname()[1])
+        done = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                               sys.executable, "-c", NOBODY_HARNESS, probe, json.dumps(pidns)],
+                              env=dict(child_env, HOME=top), cwd=top, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        out = json.loads(done.stdout.strip().splitlines()[-1])
+        with pytest.raises(BlockingIOError):
+            lst.accept()  # nothing reached the host's listener
+    finally:
+        lst.close()
+        shutil.rmtree(top, ignore_errors=True)
+    assert out["stdout"] == "tcp rc=1\nmptcp rc=1\nfastopen rc=1\n", out
+    assert (out["sandbox"]["network"], out["sandbox"]["via"]) == (network, via), out

@@ -210,8 +210,11 @@ def run(
     protect: with ``"workspace-write"``, directories of the workspace kept
         read-only (relative to it, or absolute).
     network: False gives the command a network of its own with only
-        loopback up (shellsup --no-network); where no namespace can be
-        made, Landlock denies every TCP connect and bind (the result's
+        loopback up (shellsup --no-network; unprivileged too, in the PID
+        namespace the default ``pidns`` gives such a run); where no
+        namespace can be made (unprivileged with ``pidns=False``, say),
+        Landlock TCP rules and a seccomp filter deny every TCP connect and
+        bind, Multipath TCP and Fast Open, UDP staying open (the result's
         ``sandbox["network"]`` says which).
 
     Interactive programs (docs/interactive.md): pty=True runs the command on
