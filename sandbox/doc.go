@@ -8,7 +8,8 @@
 // on the devices below; the workspace's rules are made by descriptors on
 // the directories configuration pinned (Pin, Grants):
 // read-only allows writes only to a private, per-run TMPDIR and a few
-// harmless devices (/dev/null, /dev/zero, /dev/full, /dev/tty);
+// harmless devices (/dev/null, /dev/zero, /dev/full; not /dev/tty, which names
+// whatever terminal the caller's session has);
 // workspace-write adds the workspace, less the directories --protect names.
 // Reading stays as the user's permissions allow. --no-network gives the
 // command a new network namespace with only loopback up; where shellsup

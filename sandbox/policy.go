@@ -37,7 +37,12 @@ const (
 var Modes = request.SandboxModes
 
 // Devices a sandboxed command may still open for writing.
-var Devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty"}
+// Not /dev/tty: it names the caller's controlling terminal, and a
+// sandboxed process can make any terminal it opens that (bash leads a
+// session; any process may setsid), so a write or an ioctl through
+// /dev/tty could reach another terminal. The terminal bash inherits (a
+// PTY job's) keeps working through its descriptors.
+var Devices = []string{"/dev/null", "/dev/zero", "/dev/full"}
 
 // Policy is what a run asks of the sandbox, and, once planned, how it is
 // enforced.

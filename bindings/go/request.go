@@ -159,7 +159,7 @@ type Request struct {
 	// Sandbox, if not "" or "none", restricts what the command may write
 	// (shellsup --sandbox, docs/sandbox.md): "read-only" allows writes
 	// only to a private TMPDIR (0700, removed at cleanup) and /dev/null,
-	// /dev/zero, /dev/full and /dev/tty; "workspace-write" adds Workspace
+	// /dev/zero and /dev/full; "workspace-write" adds Workspace
 	// (required), less the directories Protect names (shellsup --protect,
 	// relative to the workspace). The kernel (Landlock) enforces it on
 	// bash and every process it starts; where it cannot, Run refuses with

@@ -311,6 +311,28 @@ for path, req, arg in ((sys.argv[1], termios.TIOCSTI, b"x"), (sys.argv[1], termi
 		require.NoError(t, err)
 		assert.Zero(t, n, "%v: input reached the terminal outside", tier)
 	}
+	// The fourth review's finding 1: bash leads a session with no terminal,
+	// so opening one (read-only, without O_NOCTTY) makes it bash's
+	// controlling terminal, which /dev/tty then names. /dev/tty is not
+	// among the devices: neither its ioctls nor a write reach the terminal.
+	viaTTY := `import errno, fcntl, os, termios
+os.open("` + term.name + `", os.O_RDONLY)
+for what, act in (("sti", lambda fd: fcntl.ioctl(fd, termios.TIOCSTI, b"x")), ("write", lambda fd: os.write(fd, b"FORGED"))):
+    try:
+        act(os.open("/dev/tty", os.O_RDONLY if what == "sti" else os.O_WRONLY))
+        print(what, "ok")
+    except OSError as e:
+        print(what, errno.errorcode[e.errno])
+`
+	for _, tier := range [][]string{nil, {"--pidns"}} {
+		r := runShellsup(t, opts{args: append([]string{"--no-login", "--sandbox", "read-only"}, tier...), command: "python3 -c '" + viaTTY + "'"})
+		tot := requireTotals(t, r)
+		assert.Equal(t, "sti EACCES\nwrite EACCES\n", tot.Stdout, "%v: stderr %q", tier, tot.Stderr)
+		n, err := unix.IoctlGetInt(int(tty.Fd()), unix.TIOCINQ)
+		require.NoError(t, err)
+		assert.Zero(t, n, "%v: input reached the terminal outside through /dev/tty", tier)
+	}
+	assert.NotContains(t, term.output(t), "FORGED", "a write through /dev/tty reached the terminal outside")
 }
 
 // hostListener listens on 127.0.0.1 in the test's (the host's) network
@@ -584,15 +606,16 @@ func TestSandboxWithPTY(t *testing.T) {
 		args := append([]string{"--pty", "--sandbox", "read-only"}, extra...)
 		r := runShellsup(t, opts{args: args, env: []string{"HOME=" + home},
 			command: `touch "$HOME/x"; echo "rc=$?"; tty; echo ok > "$TMPDIR/y" && echo tmp-ok
-[ -t 0 ] && [ -t 1 ] && echo isatty; stty size; stty size < /dev/tty; stty cols 100 && stty size`})
+[ -t 0 ] && [ -t 1 ] && echo isatty; stty size; stty size < /dev/tty 2>/dev/null || echo no-tty-ioctl; stty cols 100 && stty size`})
 		tot := requireTotals(t, r)
 		assert.Equal(t, 0, r.exit, "%v: %s", args, tot.Stdout)
 		assert.Contains(t, tot.Stdout, "rc=1", args)
 		assert.Contains(t, tot.Stdout, "/dev/pts/", args)
 		assert.Contains(t, tot.Stdout, "tmp-ok", args)
-		// the terminal's ioctls: on bash's own fds, and on /dev/tty reopened
+		// the terminal's ioctls on bash's own fds; /dev/tty reopened takes
+		// none (it names whatever terminal the process's session has)
 		assert.Contains(t, tot.Stdout, "isatty", args)
-		assert.Contains(t, tot.Stdout, "24 80\r\n24 80\r\n24 100", args)
+		assert.Contains(t, tot.Stdout, "24 80\r\nno-tty-ioctl\r\n24 100", args)
 		require.NotNil(t, r.start.Sandbox, args)
 		assert.Equal(t, "read-only", r.start.Sandbox.Mode, args)
 		assert.NoFileExists(t, filepath.Join(home, "x"), args)
