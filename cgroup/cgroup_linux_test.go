@@ -271,3 +271,19 @@ func TestLimitsOnThisHost(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotContains(t, string(self), l.name, "shellsup's threads are not in the leaves")
 }
+
+// TestHiddenProcessesAreNotGone is the fourth review's finding 4: under a
+// procfs mounted hidepid=2 another user's live shellsup reads as gone, and
+// an unprivileged sweep removed a root --user run's TMPDIR and killed its
+// command. A procfs that does not show its pid 1 judges no pid gone. (A
+// directory without "1" stands for it: root sees through a real hidepid.)
+func TestHiddenProcessesAreNotGone(t *testing.T) {
+	o := me(t)
+	gone := o
+	gone.pid, gone.start = 1<<22+1, 1
+	assert.True(t, procShowsAll("/proc"))
+	hidden := t.TempDir()
+	assert.False(t, procShowsAll(hidden))
+	j := judge{proc: hidden, me: o, seesOwn: true}
+	assert.Equal(t, live, j.verdict(gone.name()), "a pid hidden from the sweeper was judged gone")
+}

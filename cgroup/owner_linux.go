@@ -164,6 +164,16 @@ func procShowsSelf(proc string, pid int) bool {
 	return true // a kernel before 4.1 has no NSpid: no nested namespaces to tell apart
 }
 
+// procShowsAll reports whether proc shows other users' processes: not a
+// procfs mounted hidepid=2 (or "invisible"), where a process the sweeper
+// may not see reads as gone, so a live run of another user's (root's,
+// with --user) would be judged stale. Pid 1 of the namespace proc shows
+// is always there, and it is seen unless it is hidden.
+func procShowsAll(proc string) bool {
+	_, err := os.Stat(filepath.Join(proc, "1"))
+	return err == nil
+}
+
 // verdict is a sweep's judgement of one leaf.
 type verdict int
 
@@ -189,7 +199,7 @@ func (j judge) verdict(name string) verdict {
 	}
 	start, err := startTime(j.proc, o.pid)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
+		if errors.Is(err, os.ErrNotExist) && procShowsAll(j.proc) {
 			return dead
 		}
 		return live // unreadable for another reason: leave it
