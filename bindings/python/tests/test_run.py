@@ -114,7 +114,10 @@ def test_default_progress_writes_to_sys_stdout_and_stderr(capsys):
 def test_default_progress_says_when_the_budget_is_spent(capsys):
     """A long output past the budget: the default progress shows the head, the
     marker, then one line saying the rest goes uncaptured and how to keep its end."""
-    result = shell.run("seq 1 20000; echo the-end-with-the-failures >&2", budget=1000)
+    # The two pipes are read by two readers, and the budget goes in the order they take their text:
+    # on a starved machine the stderr line could be taken before the stdout reader took the
+    # bytes seq wrote before it. The pause puts it after them.
+    result = shell.run("seq 1 20000; sleep 1; echo the-end-with-the-failures >&2", budget=1000)
     captured = capsys.readouterr()
     assert result["truncated"] and captured.out == result["stdout"]
     assert captured.out.endswith("\n... output truncated at 1000-byte capture limit ...\n")
@@ -124,7 +127,7 @@ def test_default_progress_says_when_the_budget_is_spent(capsys):
 
 
 def test_default_progress_with_head_tail_says_the_end_is_kept(capsys):
-    result = shell.run("seq 1 20000; echo the-end >&2", budget=1000, capture="head+tail")
+    result = shell.run("seq 1 20000; sleep 1; echo the-end >&2", budget=1000, capture="head+tail")  # the pause: as above
     captured = capsys.readouterr()
     assert "the-end" in result["stderr"], "head+tail keeps the end"
     assert captured.err == ("shellsup: the output goes on past the 1000-byte capture budget, not shown here; "
