@@ -196,7 +196,7 @@ def test_read_returns_every_byte_once_in_order(tmp_path: Path) -> None:
         captured = result[stream][: -len(marker)] if result[stream].endswith(marker) else result[stream]
         assert "".join(got[stream]).startswith(captured)
     assert (result["stdout"] + result["stderr"]).count(marker) == 1
-    assert reads > 5 * 16  # 5 MiB in reads of at most 64 KiB
+    assert reads >= 5 * 16  # 5 MiB in reads of at most 64 KiB: 80 when every read is full (a slow reader), the last with eof
     assert job.read() == shell.Output(eof=True)  # nothing is returned twice
     # The spill files hold the raw bytes exactly, in the directory named.
     assert Path(job.spill).parent == spill
