@@ -30,7 +30,7 @@ func fakeDelegatedV2(t *testing.T) (Host, *Leaf) {
 	l := &Leaf{name: me(t).name(), dirFD: -1, guard: newGuard()}
 	l.dir = filepath.Join(parent, l.name)
 	require.NoError(t, os.Mkdir(l.dir, 0o755))
-	for _, f := range []string{"pids.max", "pids.events", "memory.max", "memory.swap.max", "memory.events"} {
+	for _, f := range []string{"cgroup.procs", "pids.max", "pids.events", "memory.max", "memory.swap.max", "memory.events"} {
 		require.NoError(t, os.WriteFile(filepath.Join(l.dir, f), []byte("max\n"), 0o644))
 	}
 	t.Cleanup(l.guard.close)
@@ -51,13 +51,33 @@ func TestTamperedLimitsReportedV2(t *testing.T) {
 	assert.Equal(t, []string{"pids.max", "memory.max"}, l.Stats().Tampered, "latched")
 }
 
-func TestTamperedSeenByReadBackWithoutInotify(t *testing.T) {
+// TestUnwatchedLimitsReported is the fourth review's finding 3
+// (2026-12-02): another process of the uid holds all its inotify
+// instances, so the guard can watch nothing. The read-back still catches a
+// value left changed, and the result says the limits were not watched.
+func TestUnwatchedLimitsReported(t *testing.T) {
+	inotifyInit = func(int) (int, error) { return -1, unix.EMFILE }
+	t.Cleanup(func() { inotifyInit = unix.InotifyInit1 })
 	h, l := fakeDelegatedV2(t)
 	require.NoError(t, l.limit(h, h.Self, "pids", 20, "--max-procs 20", nil))
-	unix.Close(l.guard.ino)
-	l.guard.ino = -1 // inotify unavailable (e.g. max_user_instances reached)
+	unwatched := "limits not watched (inotify_init1: EMFILE): a write that puts a value back or a process moved in goes unseen"
+	assert.Equal(t, []string{unwatched}, l.Stats().Tampered, "nothing written, but nothing could be watched")
 	require.NoError(t, os.WriteFile(filepath.Join(l.dir, "pids.max"), []byte("max"), 0))
-	assert.Equal(t, []string{"pids.max"}, l.Stats().Tampered)
+	assert.Equal(t, []string{unwatched, "pids.max"}, l.Stats().Tampered)
+}
+
+// TestCgroupMadeBelowLimitedLeafReported is the fourth review's finding 2
+// (2026-12-02): a command that left its leaf comes back into a cgroup it
+// made below it, whose process list is not watched. The cgroup made is.
+func TestCgroupMadeBelowLimitedLeafReported(t *testing.T) {
+	h, l := fakeDelegatedV2(t)
+	require.NoError(t, l.limit(h, h.Self, "memory", 64<<20, "--max-memory 64M", nil))
+	l.guard.forget()
+	assert.Empty(t, l.Stats().Tampered)
+	require.NoError(t, os.WriteFile(filepath.Join(l.dir, "scratch"), nil, 0o644))
+	assert.Empty(t, l.Stats().Tampered, "a file is not a cgroup")
+	require.NoError(t, os.Mkdir(filepath.Join(l.dir, "sub"), 0o755))
+	assert.Equal(t, []string{"a cgroup made below the leaf after setup: a process moved into it passes the leaf's own process list"}, l.Stats().Tampered)
 }
 
 // mkTree makes n sub-cgroups below dir: width×depth chains.

@@ -85,7 +85,9 @@ type peakFile struct {
 
 // watchMoves watches the process lists of a limited leaf (once per leaf)
 // for a write after setup: a process moved in from outside, where the
-// limit did not hold.
+// limit did not hold; and the leaf's directory for a cgroup made below it,
+// whose process list a process can be moved into past that watch (a nested
+// shellsup's leaf is one too: shellsup cannot tell it from a hiding place).
 func (l *Leaf) watchMoves(dir, controller string, v2 bool) {
 	if slices.Contains(l.watched, dir) {
 		return
@@ -96,8 +98,9 @@ func (l *Leaf) watchMoves(dir, controller string, v2 bool) {
 		files, where = []string{"cgroup.procs", "tasks"}, "the v1 "+controller+" leaf"
 	}
 	for _, f := range files {
-		l.guard.watchWrites(filepath.Join(dir, f), f+" of "+where+" written after setup: a process was moved in from outside its limits")
+		l.guard.watchEvents(filepath.Join(dir, f), f+" of "+where+" written after setup: a process was moved in from outside its limits", unix.IN_MODIFY)
 	}
+	l.guard.watchEvents(dir, "a cgroup made below "+where+" after setup: a process moved into it passes the leaf's own process list", unix.IN_CREATE|unix.IN_ONLYDIR)
 }
 
 // v1Leaf is a leaf in one v1 hierarchy and the cgroup the forking thread

@@ -22,6 +22,11 @@ type guard struct {
 	ino   int // the inotify fd, -1 without one
 	files []guarded
 	hit   map[string]bool // file names written or found changed: latched
+	// blind is why a watch could not be set (no inotify instance or watch
+	// left for the uid: another process of it can hold them all). The
+	// read-back still catches a value left changed, but not a write that
+	// puts it back or a process moved in, so tampered reports it.
+	blind string
 }
 
 // guarded is one limit file and what it read right after shellsup set it,
@@ -32,8 +37,13 @@ type guarded struct {
 	f          *os.File
 	want       string
 	wd         int
+	mask       uint32 // the events that count: IN_MODIFY, or IN_CREATE on a directory
 	writesOnly bool
 }
+
+// inotifyInit is unix.InotifyInit1; a test makes it fail as it does when
+// the uid's instances are all taken.
+var inotifyInit = unix.InotifyInit1
 
 func newGuard() *guard { return &guard{ino: -1, hit: map[string]bool{}} }
 
@@ -47,39 +57,54 @@ func (g *guard) watch(path, want string) error {
 	if err != nil {
 		return err
 	}
-	if g.ino < 0 && len(g.files) == 0 {
-		if ino, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC); err == nil {
-			g.ino = ino
-		}
-	}
-	wd := -1
-	if g.ino >= 0 {
-		wd, _ = unix.InotifyAddWatch(g.ino, path, unix.IN_MODIFY) // failing: read-back only
-	}
-	g.files = append(g.files, guarded{name: filepath.Base(path), f: f, want: want, wd: wd})
+	wd := g.add(path, unix.IN_MODIFY) // failing: read-back only, and reported
+	g.files = append(g.files, guarded{name: filepath.Base(path), f: f, want: want, wd: wd, mask: unix.IN_MODIFY})
 	return nil
 }
 
-// watchWrites watches path for writes only, reported as label: a leaf's
-// cgroup.procs or tasks, which shellsup writes at setup only (forget
-// clears that), so a later write is a process moved into the leaf from
-// outside it, past the limits that held there. Without an inotify
-// instance it watches nothing (the pids.peak check still sees a move past
-// pids.max).
-func (g *guard) watchWrites(path, label string) {
-	if g.ino < 0 && len(g.files) == 0 {
-		if ino, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC); err == nil {
-			g.ino = ino
+// add makes the inotify instance with the first watch and adds a watch on
+// path for mask; -1, with the reason kept in blind, when it cannot.
+func (g *guard) add(path string, mask uint32) int {
+	if g.ino < 0 && g.blind == "" {
+		ino, err := inotifyInit(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
+		if err != nil {
+			g.blind = "inotify_init1: " + errnoName(err)
+			return -1
 		}
+		g.ino = ino
 	}
 	if g.ino < 0 {
-		return
+		return -1
 	}
-	wd, err := unix.InotifyAddWatch(g.ino, path, unix.IN_MODIFY)
+	wd, err := unix.InotifyAddWatch(g.ino, path, mask)
 	if err != nil {
-		return
+		if g.blind == "" {
+			g.blind = "inotify_add_watch " + filepath.Base(path) + ": " + errnoName(err)
+		}
+		return -1
 	}
-	g.files = append(g.files, guarded{name: label, wd: wd, writesOnly: true})
+	return wd
+}
+
+func errnoName(err error) string {
+	if e, ok := err.(unix.Errno); ok && unix.ErrnoName(e) != "" {
+		return unix.ErrnoName(e)
+	}
+	return err.Error()
+}
+
+// watchEvents watches path for mask only, reported as label: a leaf's
+// cgroup.procs or tasks (IN_MODIFY), which shellsup writes at setup only
+// (forget clears that), so a later write is a process moved into the leaf
+// from outside it, past the limits that held there; or the leaf's
+// directory (IN_CREATE), below which shellsup makes nothing, so a new
+// entry is a cgroup the command made, whose own process list a process
+// can be moved into unwatched. Without an inotify instance it watches
+// nothing, and tampered says so.
+func (g *guard) watchEvents(path, label string, mask uint32) {
+	if wd := g.add(path, mask); wd >= 0 {
+		g.files = append(g.files, guarded{name: label, wd: wd, mask: mask, writesOnly: true})
+	}
 }
 
 // forget drops the writes seen so far to the write-watched files: those
@@ -94,10 +119,14 @@ func (g *guard) forget() {
 }
 
 // tampered lists, in the order they were set, the limit files written or
-// changed since shellsup set them.
+// changed since shellsup set them; first, when the watch could not be
+// set, that the limits were not watched.
 func (g *guard) tampered() []string {
 	g.drain()
 	var out []string
+	if g.blind != "" {
+		out = append(out, "limits not watched ("+g.blind+"): a write that puts a value back or a process moved in goes unseen")
+	}
 	for _, x := range g.files {
 		if !x.writesOnly && !g.hit[x.name] && readAt0(x.f) != x.want {
 			g.hit[x.name] = true
@@ -132,7 +161,8 @@ func (g *guard) drain() {
 // (something wrote a great deal).
 func (g *guard) mark(wd int, mask uint32) {
 	for _, x := range g.files {
-		if mask&unix.IN_Q_OVERFLOW != 0 || (x.wd == wd && mask&unix.IN_MODIFY != 0) {
+		made := x.mask&unix.IN_CREATE == 0 || mask&unix.IN_ISDIR != 0 // a directory: a cgroup
+		if mask&unix.IN_Q_OVERFLOW != 0 || (x.wd == wd && mask&x.mask != 0 && made) {
 			g.hit[x.name] = true
 		}
 	}

@@ -106,3 +106,30 @@ read -r n < "$leaf/pids.current"; echo "$n in the leaf"`, // builtins only once 
 	assert.Contains(t, joined, "cgroup.procs of the v1 pids leaf written after setup: a process was moved in from outside its limits")
 	assert.Regexp(t, `pids\.peak \d+ over pids\.max 20`, joined)
 }
+
+// TestLeftTheLeafAndCameBackBelow is the fourth review's finding 2
+// (2026-12-02): a root command leaves its v1 memory leaf, and comes back
+// into a cgroup it made below the leaf rather than into the leaf's own
+// process list. A memory charge made outside stays outside, so nothing in
+// the leaf's counters shows it; the cgroup made below the leaf is reported.
+func TestLeftTheLeafAndCameBackBelow(t *testing.T) {
+	needCgroupTier(t)
+	if _, err := os.Stat("/sys/fs/cgroup/memory/cgroup.procs"); err != nil {
+		t.Skip("needs the v1 memory hierarchy (a hybrid host)")
+	}
+	r := runShellsup(t, opts{
+		args: []string{"--max-memory", "64M", "--no-login"},
+		command: `leaf=/sys/fs/cgroup/memory$(grep :memory: /proc/self/cgroup | cut -d: -f3)
+mkdir "$leaf/sub" || exit 8
+echo $$ > /sys/fs/cgroup/memory/cgroup.procs || exit 9
+sleep 300 &
+for p in $! $$; do echo $p > "$leaf/sub/cgroup.procs"; done
+echo back`,
+	})
+	tot := requireTotals(t, r)
+	require.Equal(t, 0, r.exit, "%s %s", tot.Stdout, tot.Stderr)
+	require.Equal(t, "back\n", tot.Stdout)
+	joined := strings.Join(tot.Cleanup.Tampered, "\n")
+	assert.Contains(t, joined, "a cgroup made below the v1 memory leaf after setup: a process moved into it passes the leaf's own process list")
+	assert.NotContains(t, joined, "cgroup.procs of the v1 memory leaf written", "the leaf's own list was not written: the cgroup made below is what shows the move")
+}
