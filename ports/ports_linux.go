@@ -3,7 +3,6 @@ package ports
 import (
 	"bufio"
 	"fmt"
-	"net/netip"
 	"os"
 	"strconv"
 	"strings"
@@ -166,6 +165,40 @@ func parseAddr(h string) (string, error) {
 	return ipv6(b), nil
 }
 
+// ipv6 writes a 16-byte address as RFC 5952 text (net/netip's form, without
+// its package init, which start-up pays for): a mapped IPv4 address as
+// dotted quad, lowercase hex groups, the first longest run of two or more
+// zero groups as "::".
 func ipv6(b []byte) string {
-	return netip.AddrFrom16([16]byte(b)).Unmap().String()
+	if [12]byte(b) == [12]byte{10: 0xff, 11: 0xff} {
+		return fmt.Sprintf("%d.%d.%d.%d", b[12], b[13], b[14], b[15])
+	}
+	var g [8]uint16
+	for i := range g {
+		g[i] = uint16(b[2*i])<<8 | uint16(b[2*i+1])
+	}
+	zs, zn := -1, 1 // the run compressed: start, length (a single zero group is not)
+	for i := 0; i < 8; {
+		j := i
+		for j < 8 && g[j] == 0 {
+			j++
+		}
+		if j-i > zn {
+			zs, zn = i, j-i
+		}
+		i = max(j, i+1)
+	}
+	var out []byte
+	for i := 0; i < 8; i++ {
+		if i == zs {
+			out = append(out, "::"...)
+			i += zn - 1
+			continue
+		}
+		if len(out) > 0 && out[len(out)-1] != ':' {
+			out = append(out, ':')
+		}
+		out = strconv.AppendUint(out, uint64(g[i]), 16)
+	}
+	return string(out)
 }

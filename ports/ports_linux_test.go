@@ -2,7 +2,9 @@ package ports
 
 import (
 	"bufio"
+	"math/rand/v2"
 	"net"
+	"net/netip"
 	"os"
 	"os/exec"
 	"strconv"
@@ -194,4 +196,30 @@ func TestListenerOfAReusedPidNotReported(t *testing.T) {
 	theirs, err := Listening("/proc", stale)
 	require.NoError(t, err)
 	assert.Empty(t, theirs, "the pid with a start time that is not its process's")
+}
+
+// TestIPv6TextAsNetip pins ipv6 to net/netip's RFC 5952 text.
+func TestIPv6TextAsNetip(t *testing.T) {
+	cases := [][16]byte{
+		{}, {15: 1}, {0: 0x20, 1: 0x01, 2: 0x0d, 3: 0xb8, 15: 1},
+		{10: 0xff, 11: 0xff, 12: 127, 15: 1},
+		{0: 0xfe, 1: 0x80, 8: 0x12, 9: 0x34, 14: 0xab, 15: 0xcd},
+		{0: 1, 4: 1, 8: 1, 12: 1},      // zero runs of one group each
+		{0: 1, 6: 1, 14: 1},            // two runs of two: the first
+		{1: 1, 3: 1, 5: 1, 7: 1, 9: 1}, // no zero group ... then a run
+		{2: 0xff, 3: 0xff, 12: 1, 13: 2, 14: 3, 15: 4},
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		var b [16]byte
+		for i := 0; i < 16; i += 2 {
+			if r.IntN(2) == 0 {
+				b[i], b[i+1] = byte(r.IntN(256)), byte(r.IntN(3))
+			}
+		}
+		cases = append(cases, b)
+	}
+	for _, b := range cases {
+		assert.Equal(t, netip.AddrFrom16(b).Unmap().String(), ipv6(b[:]), "%x", b)
+	}
 }
