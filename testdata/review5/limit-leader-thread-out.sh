@@ -11,10 +11,11 @@
 # holding the memory) when bash exits and the cleanup runs.
 # Usage (root): limit-leader-thread-out.sh [nobody|root]
 #   EXTRA="--pidns" (root) or EXTRA="--pidns-auto" (nobody) for the namespace
+#   VIA=binding: through the Python binding (PIDNS=auto|on|off)
 #   MODE=procs is the control: the whole process moved out (reported, left the leaf)
 set -u
 WHO=${1:-root}; MODE=${MODE:-leader}
-BIN=${SHELLSUP:-$(cd "$(dirname "$0")/../.." && pwd)/bin/shellsup}
+. "$(dirname "$0")/lib.sh"
 CMD='
 MODE='$MODE' python3 -c "
 import os, threading, time
@@ -33,11 +34,4 @@ print(\"rss kB\", rss, \"leaf usage\", open(L+\"/memory.usage_in_bytes\").read()
 time.sleep(30)
 " &
 sleep 4; echo "bash exits; the python (pid $!) is alive, holding its memory: $(grep VmRSS /proc/$!/status)"'
-if [ "$WHO" = root ]; then
-  HOME=/nonexistent timeout 40 "$BIN" --no-login ${EXTRA:-} --max-memory 32M -- "$CMD"; echo "rc=$?"
-else
-  D=/sys/fs/cgroup/memory/review5-deleg
-  mkdir -p $D && chown nobody:nogroup $D $D/cgroup.procs $D/tasks
-  timeout 40 bash -c 'echo $$ > '$D'/cgroup.procs; cd /tmp; HOME=/nonexistent exec setpriv --reuid nobody --regid nogroup --clear-groups "$0" --no-login $2 --max-memory 32M -- "$1"' "$BIN" "$CMD" "${EXTRA:-}"; echo "rc=$?"
-  for s in $D/*/; do [ -d "$s" ] && rmdir "$s" 2>/dev/null; done; rmdir $D
-fi
+run_limited "$WHO" "$CMD"
