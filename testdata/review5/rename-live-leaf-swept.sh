@@ -12,6 +12,7 @@
 # every member: B's live command. B ends "killed by SIGKILL", with nothing
 # in its result about why.
 # Usage (root): rename-live-leaf-swept.sh     RENAME=0: the control (B finishes)
+#   SWEEPER=run: the sweeper is the start-up sweep of a later ordinary run
 set -u
 BIN=${SHELLSUP:-$(cd "$(dirname "$0")/../.." && pwd)/bin/shellsup}
 D=/sys/fs/cgroup/memory/review5-sweep
@@ -26,6 +27,6 @@ for d in shellsup-*-*-*-*-*; do
   if [ '${RENAME:-1}' = 1 ]; then mv "$d" "shellsup-99999-$start-$ns-$tns-$boot" && echo "A renamed $d (pid $pid: not visible here: $(kill -0 $pid 2>&1))"; fi
 done'
 asnobody "$BIN" --no-login --pidns-auto --max-memory 64M -- "$A"
-asnobody "$BIN" sweep
+if [ "${SWEEPER:-sweep}" = run ]; then asnobody "$BIN" --no-login --pidns-auto --max-memory 64M -- "echo C: a later run"; else asnobody "$BIN" sweep; fi
 wait $B; echo "B: rc=$?"; cat /tmp/review5-B.out
 sleep 0.5; for s in $D/*/; do [ -d "$s" ] && rmdir "$s"; done; rmdir $D; rm -f /tmp/review5-B.out
