@@ -3,12 +3,15 @@ package cgroup
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // The audit: a member of the tree found outside the leaves. A root command
@@ -24,9 +27,16 @@ const maxLeft = 10
 
 // leftList is what the audit found.
 type leftList struct {
-	pids []int
-	said []string
-	more int
+	pids   []int
+	said   []string
+	more   int
+	unread string // a process list the audit could not read, said once
+}
+
+func (a *leftList) cannotRead(note string) {
+	if a.unread == "" {
+		a.unread = note
+	}
 }
 
 func (a *leftList) add(pid int, where string) {
@@ -42,24 +52,37 @@ func (a *leftList) add(pid int, where string) {
 }
 
 func (a *leftList) notes() []string {
-	if a.more == 0 {
-		return a.said
+	out := slices.Clone(a.said)
+	if a.more > 0 {
+		out = append(out, fmt.Sprintf("left the leaf: %d more processes", a.more))
 	}
-	return append(slices.Clone(a.said), fmt.Sprintf("left the leaf: %d more processes", a.more))
+	if a.unread != "" {
+		out = append(out, a.unread)
+	}
+	return out
 }
 
 // Missing returns those of pids that are in no process list of the leaf
-// (or the cgroups below it) in some hierarchy, v2 or v1; nil when a leaf's
-// list cannot be read or the leaf is closed.
+// (or the cgroups below it) in some hierarchy, v2 or v1; nil when the leaf
+// is closed, or when a leaf's list cannot be read: that is reported among
+// the tampering (the list is read through the descriptor opened with the
+// leaf, so neither a lowered RLIMIT_NOFILE nor a v1 rename can hide it).
 func (l *Leaf) Missing(pids []int) []int {
 	if l.closed {
 		return nil
 	}
 	var out []int
-	for _, dir := range l.dirs() {
-		in, ok := procsIn(dir)
-		if !ok {
+	for _, x := range l.lists() {
+		in, stale, err := x.held.list()
+		if err != nil {
+			l.left.cannotRead(fmt.Sprintf("the process list of %s could not be read at the cleanup (%v): a member outside it goes unseen", x.where, err))
 			return nil
+		}
+		if stale != "" {
+			l.left.cannotRead(fmt.Sprintf("the process list of %s was %s: a member outside it may go unseen", x.where, stale))
+		}
+		for _, p := range procsBelow(x.dir) { // sub-cgroups: by path, at best (a renamed leaf's are missed, so reported)
+			in[p] = true
 		}
 		for _, p := range pids {
 			if !in[p] && !slices.Contains(out, p) {
@@ -70,17 +93,22 @@ func (l *Leaf) Missing(pids []int) []int {
 	return out
 }
 
-// procsIn is the set of processes in dir and the cgroups below it; false
-// when dir's own list cannot be read.
-func procsIn(dir string) (map[int]bool, bool) {
-	if _, err := os.ReadFile(filepath.Join(dir, "cgroup.procs")); err != nil {
-		return nil, false // no fd to be had, say: nothing can be told
+// list is one leaf to audit.
+type list struct {
+	dir, where string
+	held       held
+}
+
+// lists are the leaves: the v2 one first, then the v1 ones.
+func (l *Leaf) lists() []list {
+	var out []list
+	if l.dir != "" {
+		out = append(out, list{l.dir, "the leaf", l.held})
 	}
-	in := map[int]bool{}
-	for _, p := range procsBelow(dir) {
-		in[p] = true
+	for _, v := range l.v1 {
+		out = append(out, list{v.dir, "the v1 " + v.controller + " leaf", v.held})
 	}
-	return in, true
+	return out
 }
 
 // Where names pid's cgroup in the first hierarchy where it is outside the
@@ -88,12 +116,17 @@ func procsIn(dir string) (map[int]bool, bool) {
 // named; "" when it is inside every leaf or cannot be read.
 func (l *Leaf) Where(pid int) string {
 	theirs, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cgroup")
+	if errors.Is(err, unix.EMFILE) || errors.Is(err, unix.ENFILE) {
+		return "a cgroup that could not be read (" + err.Error() + ")" // not in the list Missing read
+	}
 	if err != nil {
 		return ""
 	}
-	ours, err := os.ReadFile("/proc/self/cgroup")
-	if err != nil {
-		return ""
+	ours := l.selfCg
+	if ours == nil {
+		if ours, err = os.ReadFile("/proc/self/cgroup"); err != nil {
+			return ""
+		}
 	}
 	if l.dir != "" && l.selfV2 != "" {
 		if at, ok := outside(ours, theirs, "", l.selfV2, l.dir); ok {

@@ -207,3 +207,75 @@ func TestSweepLeavesForeignLeaves(t *testing.T) {
 	assert.True(t, alive(s.Process.Pid), "a leaf whose owner cannot be seen is never killed")
 	assert.DirExists(t, leaf)
 }
+
+// TestRenamedLiveLeafNotSwept is the fifth review's finding 2
+// (2026-12-02): a command renames a live neighbour's v1 leaf to a name
+// that says its shellsup is gone. The name is not the evidence: the live
+// shellsup holds the leaf's lock, and the sweep leaves it alone. Once the
+// lock is released (its shellsup gone), the same leaf is swept.
+func TestRenamedLiveLeafNotSwept(t *testing.T) {
+	h := realHost(t)
+	parent := privateParent(t, h)
+	o := me(t)
+	o.pid = 1<<22 + 1 // a pid nobody has: the name says "gone"
+	leaf := filepath.Join(parent, o.name())
+	require.NoError(t, os.Mkdir(leaf, 0o755))
+	t.Cleanup(func() {
+		_ = os.WriteFile(filepath.Join(leaf, "cgroup.kill"), []byte("1"), 0)
+		_ = removeLeaf(leaf, time.Second)
+	})
+	hd, err := hold(leaf) // the live shellsup's lock, which the rename kept
+	require.NoError(t, err)
+	s := sleeper(t)
+	require.NoError(t, os.WriteFile(filepath.Join(leaf, "cgroup.procs"), []byte(fmt.Sprint(s.Process.Pid)), 0))
+	host := Host{Proc: "/proc", Unified: h.Unified, Self: parent}
+	swept, err := Sweep(host, "")
+	require.NoError(t, err)
+	require.Len(t, swept, 1)
+	assert.Contains(t, swept[0].Left, "a live shellsup holds it")
+	assert.True(t, alive(s.Process.Pid), "a leaf a live shellsup holds is never killed, whatever its name")
+
+	hd.close() // its shellsup is gone
+	swept, err = Sweep(host, "")
+	require.NoError(t, err)
+	require.Len(t, swept, 1)
+	assert.Equal(t, Swept{Path: leaf, Killed: 1}, swept[0])
+	assert.NoDirExists(t, leaf)
+}
+
+// TestHeldListFollowsARenamedV1Leaf: the audit's read of a leaf's process
+// list goes through the descriptor held since the leaf was made, so it
+// follows the leaf through a v1 rename, and so does its removal (fifth
+// review, finding 1).
+func TestHeldListFollowsARenamedV1Leaf(t *testing.T) {
+	home := "/sys/fs/cgroup/memory"
+	if _, err := os.Stat(filepath.Join(home, "cgroup.procs")); err != nil || os.Geteuid() != 0 {
+		t.Skip("needs root and the v1 memory hierarchy (a hybrid host)")
+	}
+	parent := filepath.Join(home, fmt.Sprintf("shellsup-test-%d-%s", os.Getpid(), t.Name()))
+	require.NoError(t, os.Mkdir(parent, 0o755))
+	leaf, moved := filepath.Join(parent, "leaf"), filepath.Join(parent, "renamed")
+	s := sleeper(t)
+	t.Cleanup(func() {
+		_ = s.Process.Kill()
+		_, _ = s.Process.Wait()
+		for _, d := range []string{leaf, moved, parent} {
+			_ = removeLeaf(d, 2*time.Second)
+		}
+	})
+	require.NoError(t, os.Mkdir(leaf, 0o755))
+	hd, err := hold(leaf)
+	require.NoError(t, err)
+	defer hd.close()
+	require.NoError(t, os.WriteFile(filepath.Join(leaf, "cgroup.procs"), []byte(fmt.Sprint(s.Process.Pid)), 0))
+	require.NoError(t, os.Rename(leaf, moved), "v1 renames within the parent")
+	assert.Equal(t, moved, hd.path(leaf), "found by its inode")
+	in, stale, err := hd.list()
+	require.NoError(t, err)
+	assert.Empty(t, stale)
+	assert.True(t, in[s.Process.Pid], "the list read through the held fd, under the new name")
+	require.NoError(t, os.WriteFile(filepath.Join(home, "cgroup.procs"), []byte(fmt.Sprint(s.Process.Pid)), 0))
+	in, _, err = hd.list()
+	require.NoError(t, err)
+	assert.False(t, in[s.Process.Pid], "moved out: missing from the list read afresh (v1 answers a re-read of an open list from a copy)")
+}

@@ -57,7 +57,8 @@ const (
 type Leaf struct {
 	name     string
 	dir      string   // the v2 leaf, "" when only v1 leaves exist
-	dirFD    int      // open on dir, for CLONE_INTO_CGROUP; -1 without one
+	dirFD    int      // open on dir, for CLONE_INTO_CGROUP; -1 without one (held.fd)
+	held     held     // the v2 leaf's directory (locked) and process list
 	kill     *os.File // cgroup.kill, cgroup.freeze, cgroup.events: opened at
 	freeze   *os.File // setup, because the command may lower shellsup's
 	events   *os.File // RLIMIT_NOFILE before the cleanup needs them
@@ -70,6 +71,7 @@ type Leaf struct {
 	stats    Stats
 	killed   []int    // processes in the leaf when cgroup.kill was written
 	selfV2   string   // shellsup's own v2 cgroup (absolute), for the audit
+	selfCg   []byte   // /proc/self/cgroup when the leaf was made, for the audit
 	left     leftList // members found outside the leaves (audit_linux.go)
 	closed   bool
 	closeEr  error
@@ -101,11 +103,15 @@ func (l *Leaf) watchMoves(dir, controller string, v2 bool) {
 		l.guard.watchEvents(filepath.Join(dir, f), f+" of "+where+" written after setup: a process was moved in from outside its limits", unix.IN_MODIFY)
 	}
 	l.guard.watchEvents(dir, "a cgroup made below "+where+" after setup: a process moved into it passes the leaf's own process list", unix.IN_CREATE|unix.IN_ONLYDIR)
+	l.guard.watchEvents(dir, where+" renamed after setup", unix.IN_MOVE_SELF)
 }
 
 // v1Leaf is a leaf in one v1 hierarchy and the cgroup the forking thread
 // returns to.
-type v1Leaf struct{ dir, home, controller string }
+type v1Leaf struct {
+	dir, home, controller string
+	held                  held
+}
 
 // eventsFile is a flat-keyed file ("max 3") read once at Close.
 type eventsFile struct {
@@ -132,6 +138,7 @@ func Open(h Host, o Options) (*Leaf, error) {
 		_, _ = sweep(h, parent, me, procShowsSelf(h.Proc, me.pid), time.Now().Add(startSweepWait))
 	}
 	l := &Leaf{name: me.name(), dirFD: -1, guard: newGuard()}
+	l.selfCg, _ = os.ReadFile(filepath.Join(h.Proc, "self", "cgroup")) // nil: Where reads it at the audit
 	if o.DeferSweep {
 		l.sweep = startSweep
 	} else {
@@ -172,11 +179,11 @@ func (l *Leaf) makeV2(h Host, parent string) error {
 		return fmt.Errorf("in %s: %w", parent, err)
 	}
 	l.dir, l.selfV2 = dir, h.Self
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return l.undoV2(fmt.Errorf("open %s: %w", dir, err))
+	var err error
+	if l.held, err = hold(dir); err != nil {
+		return l.undoV2(err)
 	}
-	l.dirFD = fd
+	l.dirFD = l.held.fd
 	if l.kill, err = os.OpenFile(filepath.Join(dir, "cgroup.kill"), os.O_WRONLY, 0); err != nil {
 		return l.undoV2(fmt.Errorf("cgroup.kill (Linux 5.14+) is needed: %w", err))
 	}
@@ -204,10 +211,8 @@ func (l *Leaf) closeV2Files() {
 		}
 	}
 	l.kill, l.freeze, l.events = nil, nil, nil
-	if l.dirFD >= 0 {
-		unix.Close(l.dirFD)
-		l.dirFD = -1
-	}
+	l.held.close()
+	l.dirFD = -1
 }
 
 // limit applies one limit (value 0: none) in the v2 leaf when its parent
@@ -234,7 +239,12 @@ func (l *Leaf) limit(h Host, parent, controller string, value int64, what string
 		why = append(why, fmt.Sprintf("cannot create a cgroup v1 %s leaf in %s: %v", controller, home, err))
 		return &UnavailableError{What: what, Err: errors.New("the " + controller + " controller is not available: " + strings.Join(why, "; "))}
 	}
-	l.v1 = append(l.v1, v1Leaf{dir: dir, home: home, controller: controller})
+	hd, err := hold(dir)
+	if err != nil {
+		_ = unix.Rmdir(dir)
+		return &UnavailableError{What: what, Err: err}
+	}
+	l.v1 = append(l.v1, v1Leaf{dir: dir, home: home, controller: controller, held: hd})
 	return l.applyLimit(dir, controller, value, what, false)
 }
 
@@ -499,6 +509,7 @@ func (l *Leaf) Close() error {
 	// A process the /proc walk could not kill (reported there as a
 	// straggler) pins the leaf: it is left for the sweep that follows this
 	// shellsup's exit rather than waited for.
+	defer l.closeV1()
 	if p, err := l.Populated(); err == nil && p {
 		l.stats.Left = l.dir
 		l.closeV2Files()
@@ -507,7 +518,7 @@ func (l *Leaf) Close() error {
 	l.closeV2Files()
 	deadline := time.Now().Add(rmdirWait)
 	var errs []error
-	for _, dir := range l.dirs() {
+	for _, dir := range l.here() {
 		err := removeBy(dir, deadline)
 		if errors.Is(err, errDeadline) {
 			l.stats.Left = dir // empty cgroups only: not a failure of the cleanup
@@ -519,16 +530,28 @@ func (l *Leaf) Close() error {
 	return l.closeEr
 }
 
-// dirs are the leaves: the v2 one first, then the v1 ones.
-func (l *Leaf) dirs() []string {
+// here are the leaves where they are now: a v1 leaf the command renamed
+// (within its parent: v1 allows it, v2 does not) is found by its inode and
+// removed under its new name; one already removed is left out.
+func (l *Leaf) here() []string {
 	var out []string
 	if l.dir != "" {
 		out = append(out, l.dir)
 	}
 	for _, v := range l.v1 {
-		out = append(out, v.dir)
+		if at := v.held.path(v.dir); at != "" {
+			out = append(out, at)
+		}
 	}
 	return out
+}
+
+// closeV1 closes the v1 leaves' descriptors, releasing their locks: after
+// their removal, so that no sweep judges them while this shellsup lives.
+func (l *Leaf) closeV1() {
+	for i := range l.v1 {
+		l.v1[i].held.close()
+	}
 }
 
 // populated reads "populated N" from an open cgroup.events.

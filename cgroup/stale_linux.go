@@ -110,10 +110,16 @@ func (j judge) sweepDir(dir string) ([]Swept, error) {
 		if !j.until.IsZero() && time.Now().After(j.until) {
 			return out, errors.Join(errs...)
 		}
+		live, unlock := lockedByLive(leaf)
+		if live {
+			out = append(out, Swept{Path: leaf, Left: "its name says its shellsup is gone, but a live shellsup holds it (a v1 leaf renamed by a command)"})
+			continue
+		}
 		n, err := killLeaf(j.proc, leaf)
 		if err == nil {
 			err = removeLeaf(leaf, rmdirWait)
 		}
+		unlock()
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -76,7 +76,7 @@ func (g *guard) add(path string, mask uint32) int {
 	if g.ino < 0 {
 		return -1
 	}
-	wd, err := unix.InotifyAddWatch(g.ino, path, mask)
+	wd, err := unix.InotifyAddWatch(g.ino, path, mask|unix.IN_MASK_ADD) // a second watch of path adds to the first
 	if err != nil {
 		if g.blind == "" {
 			g.blind = "inotify_add_watch " + filepath.Base(path) + ": " + errnoName(err)

@@ -133,3 +133,58 @@ echo back`,
 	assert.Contains(t, joined, "a cgroup made below the v1 memory leaf after setup: a process moved into it passes the leaf's own process list")
 	assert.NotContains(t, joined, "cgroup.procs of the v1 memory leaf written", "the leaf's own list was not written: the cgroup made below is what shows the move")
 }
+
+// TestRenamedLeafReported is the fifth review's finding 1 (2026-12-02): a
+// root command renames its own v1 memory leaf (v1 allows a rename within
+// the parent), then leaves it with a process that outlives bash. The audit
+// reads the list through the leaf's own descriptor, so the process outside
+// is reported, and so is the rename; the renamed leaf is removed.
+func TestRenamedLeafReported(t *testing.T) {
+	needCgroupTier(t)
+	if _, err := os.Stat("/sys/fs/cgroup/memory/cgroup.procs"); err != nil {
+		t.Skip("needs the v1 memory hierarchy (a hybrid host)")
+	}
+	renamed := fmt.Sprintf("shellsup-test-renamed-%d", os.Getpid())
+	r := runShellsup(t, opts{
+		args: []string{"--max-memory", "64M", "--no-login"},
+		command: `leaf=/sys/fs/cgroup/memory$(grep :memory: /proc/self/cgroup | cut -d: -f3)
+mv "$leaf" "$(dirname "$leaf")/` + renamed + `" || exit 8
+echo $$ > /sys/fs/cgroup/memory/cgroup.procs || exit 9
+setsid sleep 300 &
+echo $!`,
+	})
+	tot := requireTotals(t, r)
+	require.Equal(t, 0, r.exit, "%s %s", tot.Stdout, tot.Stderr)
+	joined := strings.Join(tot.Cleanup.Tampered, "\n")
+	assert.Contains(t, joined, "the v1 memory leaf renamed after setup")
+	if proctest.Tier() != "pidns" {
+		assert.Contains(t, joined, "left the leaf: pid "+strings.TrimSpace(tot.Stdout)+" now in ")
+	}
+	matches, _ := filepath.Glob("/sys/fs/cgroup/memory/*/" + renamed)
+	m2, _ := filepath.Glob("/sys/fs/cgroup/memory/" + renamed)
+	assert.Empty(t, append(matches, m2...), "the renamed leaf is removed under its new name")
+}
+
+// TestAuditWithoutFdsReported is the fifth review's finding 3: the command
+// leaves its v1 memory leaf and lowers shellsup's RLIMIT_NOFILE so that
+// the audit can open nothing. The list is still read, through the
+// descriptor kept since setup, and the result says so.
+func TestAuditWithoutFdsReported(t *testing.T) {
+	needCgroupTier(t)
+	if _, err := os.Stat("/sys/fs/cgroup/memory/cgroup.procs"); err != nil {
+		t.Skip("needs the v1 memory hierarchy (a hybrid host)")
+	}
+	if proctest.Tier() == "pidns" {
+		t.Skip("shellsup is not $PPID under --pidns")
+	}
+	r := runShellsup(t, opts{
+		args: []string{"--max-memory", "64M", "--no-login"},
+		command: `echo $$ > /sys/fs/cgroup/memory/cgroup.procs || exit 9
+setsid sleep 300 &
+prlimit --pid $PPID --nofile=5:5 || exit 10`,
+	})
+	tot := requireTotals(t, r)
+	require.Equal(t, 0, r.exit, "%s %s", tot.Stdout, tot.Stderr)
+	joined := strings.Join(tot.Cleanup.Tampered, "\n")
+	assert.Regexp(t, `left the leaf: pid \d+ now in |could not be read|the descriptor kept since setup`, joined)
+}

@@ -1,0 +1,132 @@
+package cgroup
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// held is a leaf as descriptors opened when it was made: its directory,
+// locked, and its process list. They let the cleanup read the list with no
+// new fd (a command may lower shellsup's RLIMIT_NOFILE) and under any name
+// (a v1 cgroup can be renamed within its parent by whoever may write the
+// parent), and the lock tells a sweep that a live shellsup owns the leaf
+// whatever its name now says.
+type held struct {
+	fd    int      // O_DIRECTORY, flock(LOCK_EX) held until closed, when open
+	procs *os.File // cgroup.procs
+	open  bool     // fd is open (the zero held holds nothing)
+}
+
+// hold opens dir and its process list and takes the directory's lock. A
+// new leaf is nobody else's: a lock already taken is an error.
+func hold(dir string) (held, error) {
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return held{}, fmt.Errorf("open %s: %w", dir, err)
+	}
+	h := held{fd: fd, open: true}
+	if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		h.close()
+		return held{}, fmt.Errorf("locking %s: %w", dir, err)
+	}
+	if h.procs, err = os.Open(filepath.Join(dir, "cgroup.procs")); err != nil {
+		h.close()
+		return held{}, err
+	}
+	return h, nil
+}
+
+// list reads the process list: opened afresh through the directory's fd,
+// which follows a rename, and which v1 needs (a v1 list re-read through a
+// descriptor kept open is answered from a copy up to a second old, which a
+// process that moved out can keep alive). When no fd can be had (EMFILE: a
+// command lowered shellsup's RLIMIT_NOFILE) it reads the descriptor opened
+// with the leaf instead, and says in stale why the answer may be old.
+func (h held) list() (in map[int]bool, stale string, err error) {
+	if !h.open {
+		return nil, "", errors.New("not open")
+	}
+	f := h.procs
+	fd, err := unix.Openat(h.fd, "cgroup.procs", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	switch {
+	case err == nil:
+		f = os.NewFile(uintptr(fd), "cgroup.procs")
+		defer f.Close() // read-only
+	case errors.Is(err, unix.EMFILE) || errors.Is(err, unix.ENFILE):
+		stale = "read through the descriptor kept since setup (" + errnoName(err) + " for a new one), which cgroup v1 may answer from a list up to 1 s old"
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, "", err
+		}
+	default:
+		return nil, "", err
+	}
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return nil, "", err
+	}
+	in = map[int]bool{}
+	for _, w := range strings.Fields(string(b)) {
+		if p, err := strconv.Atoi(w); err == nil {
+			in[p] = true
+		}
+	}
+	return in, stale, nil
+}
+
+// path is where the leaf is now: dir, or, when dir no longer names it (a v1
+// rename), the entry of dir's parent with the leaf's inode; "" when it is
+// in neither (removed).
+func (h held) path(dir string) string {
+	var st, at unix.Stat_t
+	if !h.open || unix.Fstat(h.fd, &st) != nil {
+		return dir
+	}
+	if unix.Stat(dir, &at) == nil && at.Dev == st.Dev && at.Ino == st.Ino {
+		return dir
+	}
+	entries, err := os.ReadDir(filepath.Dir(dir))
+	if err != nil {
+		return ""
+	}
+	for _, e := range entries {
+		p := filepath.Join(filepath.Dir(dir), e.Name())
+		if e.IsDir() && unix.Lstat(p, &at) == nil && at.Dev == st.Dev && at.Ino == st.Ino {
+			return p
+		}
+	}
+	return ""
+}
+
+func (h *held) close() {
+	if h.procs != nil {
+		h.procs.Close() // read-only
+		h.procs = nil
+	}
+	if h.open {
+		unix.Close(h.fd) // releases the lock
+		h.open = false
+	}
+}
+
+// lockedByLive says whether a live shellsup holds the leaf at dir: its
+// lock is taken. On false, unlock releases the lock the caller now holds
+// (the sweep keeps it while it kills and removes the leaf); a leaf that
+// cannot be opened is judged by its name alone, as before locks.
+func lockedByLive(dir string) (live bool, unlock func()) {
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return false, func() {}
+	}
+	if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); errors.Is(err, unix.EWOULDBLOCK) {
+		unix.Close(fd)
+		return true, nil
+	}
+	return false, func() { unix.Close(fd) }
+}
