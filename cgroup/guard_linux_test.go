@@ -235,12 +235,30 @@ func TestRenamedLiveLeafNotSwept(t *testing.T) {
 	assert.Contains(t, swept[0].Left, "a live shellsup holds it")
 	assert.True(t, alive(s.Process.Pid), "a leaf a live shellsup holds is never killed, whatever its name")
 
-	hd.close() // its shellsup is gone
+	hd.close() // its shellsup is gone; a process of the command takes the lock to stay
+	locker := exec.Command("python3", "-c", `import fcntl, os, sys, time
+time.sleep(0.2)
+fcntl.flock(os.open(sys.argv[1], os.O_RDONLY), fcntl.LOCK_EX)
+time.sleep(60)  # its self-destruct`, leaf)
+	require.NoError(t, locker.Start())
+	t.Cleanup(func() { _ = locker.Process.Kill(); _ = locker.Wait() })
+	require.NoError(t, os.WriteFile(filepath.Join(leaf, "cgroup.procs"), []byte(fmt.Sprint(locker.Process.Pid)), 0))
+	var st unix.Stat_t
+	require.NoError(t, unix.Stat(leaf, &st))
+	pythonPid := 0
+	require.Eventually(t, func() bool {
+		holders := lockHolders("/proc", st.Dev, st.Ino)
+		if len(holders) == 1 {
+			pythonPid = holders[0]
+		}
+		return pythonPid != 0
+	}, 10*time.Second, 10*time.Millisecond, "the command's process holds the lock")
 	swept, err = Sweep(host, "")
 	require.NoError(t, err)
 	require.Len(t, swept, 1)
-	assert.Equal(t, Swept{Path: leaf, Killed: 1}, swept[0])
+	assert.Equal(t, Swept{Path: leaf, Killed: 2}, swept[0], "a lock held from inside the leaf is no live shellsup's: swept (the sleeper and the locker)")
 	assert.NoDirExists(t, leaf)
+	assert.False(t, alive(pythonPid))
 }
 
 // TestHeldListFollowsARenamedV1Leaf: the audit's read of a leaf's process

@@ -116,17 +116,52 @@ func (h *held) close() {
 }
 
 // lockedByLive says whether a live shellsup holds the leaf at dir: its
-// lock is taken. On false, unlock releases the lock the caller now holds
-// (the sweep keeps it while it kills and removes the leaf); a leaf that
-// cannot be opened is judged by its name alone, as before locks.
-func lockedByLive(dir string) (live bool, unlock func()) {
+// lock is taken by a process that is not itself in the leaf. A process of
+// the command can take the lock too, once its shellsup is dead, to keep its
+// leaf from being swept: a holder found in the leaf (or one /proc/locks
+// does not show: gone, with the lock kept by a child) is no shellsup, and
+// the leaf is swept, which kills the holder with the rest. On false, unlock
+// releases what the caller holds (the sweep keeps the lock, when it got
+// it, while it kills and removes the leaf); a leaf that cannot be opened is
+// judged by its name alone, as before locks.
+func lockedByLive(proc, dir string) (live bool, unlock func()) {
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
 	if err != nil {
 		return false, func() {}
 	}
-	if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); errors.Is(err, unix.EWOULDBLOCK) {
-		unix.Close(fd)
-		return true, nil
+	unlock = func() { unix.Close(fd) }
+	if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); !errors.Is(err, unix.EWOULDBLOCK) {
+		return false, unlock
 	}
-	return false, func() { unix.Close(fd) }
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil {
+		return true, unlock // cannot tell: leave it
+	}
+	for _, pid := range lockHolders(proc, st.Dev, st.Ino) {
+		if !memberOf(proc, pid, filepath.Base(dir)) {
+			return true, unlock
+		}
+	}
+	return false, unlock
+}
+
+// lockHolders are the pids /proc/locks gives for the flock locks on the
+// inode (0, and so left out, for a holder gone or of another PID
+// namespace).
+func lockHolders(proc string, dev uint64, ino uint64) []int {
+	b, err := os.ReadFile(filepath.Join(proc, "locks"))
+	if err != nil {
+		return nil
+	}
+	want := fmt.Sprintf("%02x:%02x:%d", unix.Major(dev), unix.Minor(dev), ino)
+	var out []int
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line) // "1: FLOCK ADVISORY WRITE 20816 00:26:873664 0 EOF"; "1: -> FLOCK …" waits
+		if len(f) >= 6 && f[1] == "FLOCK" && f[5] == want {
+			if pid, err := strconv.Atoi(f[4]); err == nil && pid > 0 {
+				out = append(out, pid)
+			}
+		}
+	}
+	return out
 }

@@ -110,7 +110,7 @@ func (j judge) sweepDir(dir string) ([]Swept, error) {
 		if !j.until.IsZero() && time.Now().After(j.until) {
 			return out, errors.Join(errs...)
 		}
-		live, unlock := lockedByLive(leaf)
+		live, unlock := lockedByLive(j.proc, leaf)
 		if live {
 			out = append(out, Swept{Path: leaf, Left: "its name says its shellsup is gone, but a live shellsup holds it (a v1 leaf renamed by a command)"})
 			continue
