@@ -151,16 +151,17 @@ func stale(proc, name string) bool {
 }
 
 // killLeaf kills every process in leaf and below and waits for them to
-// leave it: cgroup.kill in v2; in v1 (no cgroup.kill), SIGKILL through a
-// pidfd to each listed process found a member of the leaf after its pidfd
-// was opened. It returns how many processes were in it.
+// leave it: cgroup.kill in v2, then killMember for what it skipped; in v1
+// (no cgroup.kill), SIGKILL through a pidfd to each listed process found a
+// member of the leaf after its pidfd was opened. It returns how many
+// processes were in it.
 func killLeaf(proc, leaf string) (int, error) {
 	n := len(procsBelow(leaf))
 	if n == 0 {
 		return 0, nil
 	}
 	if err := os.WriteFile(filepath.Join(leaf, "cgroup.kill"), []byte("1"), 0); err == nil {
-		return n, waitEmpty(leaf)
+		return n, waitEmpty(proc, leaf)
 	}
 	deadline := time.Now().Add(populatedWait)
 	for pids := procsBelow(leaf); len(pids) > 0; pids = procsBelow(leaf) {
@@ -210,13 +211,22 @@ func memberOf(proc string, pid int, leaf string) bool {
 }
 
 // waitEmpty waits, bounded, for cgroup.events of a v2 leaf to say
-// "populated 0".
-func waitEmpty(leaf string) error {
+// "populated 0" after cgroup.kill. cgroup.kill skips a process whose leader
+// thread has exited while other threads run (see killLanding): each pid
+// still listed once the kill has landed is SIGKILLed through killMember,
+// whose pidfd signal reaches the whole thread group.
+func waitEmpty(proc, leaf string) error {
 	f, err := os.Open(filepath.Join(leaf, "cgroup.events"))
 	if err != nil {
 		return err
 	}
 	defer f.Close() // read-only
+	if waitUnpopulated(f, killLanding) {
+		return nil
+	}
+	for _, p := range procsBelow(leaf) {
+		killMember(proc, p, filepath.Base(leaf))
+	}
 	if !waitUnpopulated(f, populatedWait) {
 		return fmt.Errorf("%s still populated %v after cgroup.kill", leaf, populatedWait)
 	}
