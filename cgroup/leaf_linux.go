@@ -180,10 +180,6 @@ func (l *Leaf) makeV2(h Host, parent string) error {
 	}
 	l.dir, l.selfV2 = dir, h.Self
 	var err error
-	if l.held, err = hold(dir); err != nil {
-		return l.undoV2(err)
-	}
-	l.dirFD = l.held.fd
 	if l.kill, err = os.OpenFile(filepath.Join(dir, "cgroup.kill"), os.O_WRONLY, 0); err != nil {
 		return l.undoV2(fmt.Errorf("cgroup.kill (Linux 5.14+) is needed: %w", err))
 	}
@@ -193,6 +189,10 @@ func (l *Leaf) makeV2(h Host, parent string) error {
 	if l.events, err = os.Open(filepath.Join(dir, "cgroup.events")); err != nil {
 		return l.undoV2(err)
 	}
+	if l.held, err = hold(dir); err != nil {
+		return l.undoV2(err)
+	}
+	l.dirFD = l.held.fd
 	return nil
 }
 
