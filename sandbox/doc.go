@@ -13,7 +13,10 @@
 // workspace-write adds the workspace, less the directories --protect names.
 // Reading stays as the user's permissions allow. --no-network gives the
 // command a new network namespace with only loopback up; where shellsup
-// can make none, Landlock denies every TCP connect and bind instead.
+// can make none, Landlock denies every TCP connect and bind instead. A
+// root command is kept in its namespace by a bare Landlock domain (no
+// ptrace access, so no /proc/PID/ns, outside it) and a seccomp filter
+// against nsfs file handles (planHold).
 //
 // Plan decides, from what the kernel offers (Kernel, probed once), how a
 // policy is enforced, and refuses a policy it cannot enforce in full: no

@@ -36,16 +36,35 @@ const handledFS = writeRights | ll.AccessFSIoctlDev
 // tcpRights: with no rule granting them, no TCP bind or connect at all.
 const tcpRights = ll.AccessNetBindTCP | ll.AccessNetConnectTCP
 
-// Restrict sets no_new_privs and enforces p's Landlock rules on the
-// calling thread only (never on shellsup's other threads); every process
-// the thread forks inherits them, and nothing can lift them. The caller
-// keeps the thread locked and lets the Go runtime retire it. With the TCP
-// rules it adds the seccomp filter of seccomp_linux.go. Without
-// filesystem or TCP rules it does nothing.
+// Restrict enforces p's Landlock rules on the calling thread only (never
+// on shellsup's other threads); every process the thread forks inherits
+// them, and nothing can lift them. The caller keeps the thread locked and
+// lets the Go runtime retire it. With the TCP rules it adds the seccomp
+// filter of seccomp_linux.go, with p.NoHandles the one that refuses nsfs
+// file handles. Without any of them it does nothing.
 func Restrict(p *Policy) error {
-	if !p.FS() && !p.LandlockTCP {
-		return nil
+	if p.FS() || p.LandlockTCP || p.Domain {
+		if err := restrictLandlock(p); err != nil {
+			return err
+		}
 	}
+	if p.LandlockTCP {
+		if err := denyTCPBypasses(); err != nil { // what the TCP rules do not see (seccomp_linux.go)
+			return err
+		}
+	}
+	if p.NoHandles {
+		return denyNamespaceHandles() // planHold
+	}
+	return nil
+}
+
+// restrictLandlock makes the ruleset and enforces it. With rules
+// (filesystem or TCP) it sets no_new_privs first. A bare p.Domain (a root
+// command, which has CAP_SYS_ADMIN, all landlock_restrict_self needs
+// instead) leaves no_new_privs unset: setuid programs and file
+// capabilities work as without --no-network.
+func restrictLandlock(p *Policy) error {
 	attr := ll.RulesetAttr{}
 	if p.FS() {
 		attr.HandledAccessFS = handledFS
@@ -53,8 +72,11 @@ func Restrict(p *Policy) error {
 	if p.LandlockTCP {
 		attr.HandledAccessNet = tcpRights
 	}
-	if p.Scoped {
+	switch {
+	case p.Scoped:
 		attr.Scoped = ll.ScopeSignal | ll.ScopeAbstractUnixSocket
+	case p.Domain:
+		attr.Scoped = ll.ScopeAbstractUnixSocket // per network namespace anyway: nothing taken in a new one
 	}
 	fd, err := ll.LandlockCreateRuleset(&attr, 0)
 	if err != nil {
@@ -66,14 +88,13 @@ func Restrict(p *Policy) error {
 			return err
 		}
 	}
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return os.NewSyscallError("prctl(PR_SET_NO_NEW_PRIVS)", err)
+	if p.FS() || p.LandlockTCP {
+		if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+			return os.NewSyscallError("prctl(PR_SET_NO_NEW_PRIVS)", err)
+		}
 	}
 	if err := ll.LandlockRestrictSelf(fd, 0); err != nil {
 		return os.NewSyscallError("landlock_restrict_self", err)
-	}
-	if p.LandlockTCP {
-		return denyTCPBypasses() // what the TCP rules do not see (seccomp_linux.go)
 	}
 	return nil
 }

@@ -13,6 +13,9 @@ const (
 	MinABITCP = 4
 	// MinABIScope: ABI 6 (Linux 6.12) scopes signals and abstract Unix
 	// sockets to the sandbox; added where the kernel has it, and reported.
+	// It is also the first ABI that makes a ruleset of a scope alone: the
+	// Landlock domain that keeps a root command in its network namespace
+	// without --sandbox (planHold).
 	MinABIScope = 6
 )
 
@@ -28,6 +31,11 @@ type Kernel struct {
 	// the kernel has seccomp.
 	Seccomp    bool
 	SeccompWhy string // why Seccomp is false, when it is
+	// NSHandles: nsfs has file handles (Linux 6.18): open_by_handle_at
+	// opens any namespace its caller has CAP_SYS_ADMIN over, the host's
+	// network namespace among them for a root command, with no ptrace
+	// check, so Landlock does not see it.
+	NSHandles bool
 }
 
 // Host is how shellsup runs: root (CAP_SYS_ADMIN, a network namespace
@@ -36,6 +44,7 @@ type Kernel struct {
 type Host struct {
 	Root  bool
 	PIDNS bool
+	User  bool // --user: the command runs as that user, without capabilities
 }
 
 // UnavailableError: the policy cannot be enforced in full here; nothing
@@ -56,7 +65,48 @@ func Plan(p *Policy, k Kernel, h Host) error {
 	}
 	err := planNetwork(p, k, h)
 	p.Scoped = err == nil && (p.FS() || p.LandlockTCP) && k.LandlockABI >= MinABIScope
+	if err == nil {
+		err = planHold(p, k, h)
+	}
 	return err
+}
+
+// planHold keeps a root command (root without --user: CAP_SYS_ADMIN and
+// CAP_SYS_PTRACE over the host's namespaces) in the network namespace
+// --no-network gives it (fifth review, finding 5). setns(2) into another
+// process's network namespace takes a descriptor of it, which such a
+// command could get two ways:
+//
+//   - /proc/PID/ns/net or a pidfd (setns on it, PIDFD_GET_NET_NAMESPACE)
+//     of any host process, shellsup ($PPID) first: each is a ptrace access
+//     check, which a Landlock domain refuses towards every process outside
+//     it. --sandbox has a domain already; --pidns leaves no host process
+//     to name. Otherwise p.Domain: a ruleset of the abstract Unix socket
+//     scope alone (ABI 6), which takes nothing else away.
+//   - open_by_handle_at(2) of a forged nsfs handle (Linux 6.18; the host
+//     namespace's inode number is a constant and its id small): p.NoHandles,
+//     a seccomp filter refusing it and io_uring, whatever the tier.
+//
+// Without them the run is refused, never run with a way out.
+func planHold(p *Policy, k Kernel, h Host) error {
+	p.Domain, p.NoHandles = false, false
+	if !p.NetNS || !h.Root || h.User {
+		return nil
+	}
+	if !p.FS() && !h.PIDNS {
+		if k.LandlockABI < MinABIScope {
+			return &UnavailableError{Reason: fmt.Sprintf("--no-network for a root command needs Landlock ABI %d or later (Linux 6.12) to keep it in its network namespace (a Landlock domain refuses it /proc/PID/ns/net of the processes outside), which %s; add --user USER, --pidns or --sandbox read-only",
+				MinABIScope, landlockState(k))}
+		}
+		p.Domain = true
+	}
+	if k.NSHandles {
+		if !k.Seccomp {
+			return &UnavailableError{Reason: "--no-network for a root command needs a seccomp filter refusing open_by_handle_at(2) (this kernel's nsfs file handles open the host's network namespace), which " + seccompState(k) + "; add --user USER"}
+		}
+		p.NoHandles = true
+	}
+	return nil
 }
 
 // planNetwork decides how --no-network is enforced.
@@ -82,13 +132,18 @@ func planNetwork(p *Policy, k Kernel, h Host) error {
 // tcpRulesState says why the Landlock TCP rules cannot be had.
 func tcpRulesState(k Kernel) string {
 	if k.LandlockABI >= MinABITCP && !k.Seccomp {
-		why := k.SeccompWhy
-		if why == "" {
-			why = "seccomp is not available"
-		}
-		return "cannot be had here: " + why
+		return seccompState(k)
 	}
 	return landlockState(k)
+}
+
+// seccompState says why shellsup's seccomp filters cannot be had.
+func seccompState(k Kernel) string {
+	why := k.SeccompWhy
+	if why == "" {
+		why = "seccomp is not available"
+	}
+	return "cannot be had here: " + why
 }
 
 func landlockState(k Kernel) string {

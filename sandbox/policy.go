@@ -31,6 +31,15 @@ const (
 	// ViaScope: Landlock scopes (ABI 6): no signal to, and no abstract
 	// Unix socket of, a process outside the sandbox.
 	ViaScope = "landlock-scope"
+	// ViaDomain: a Landlock domain with no rules but the abstract Unix
+	// socket scope (ABI 6), for a root command under --no-network without
+	// --sandbox: processes outside refuse it ptrace access, their
+	// /proc/PID/ns among it (planHold).
+	ViaDomain = "landlock-domain"
+	// ViaNoHandles: a seccomp filter refusing open_by_handle_at(2) (nsfs
+	// file handles, Linux 6.18) and io_uring, for a root command under
+	// --no-network (planHold).
+	ViaNoHandles = "seccomp-nsfs"
 )
 
 // Modes lists the modes --sandbox accepts.
@@ -61,6 +70,11 @@ type Policy struct {
 	NetNS       bool `json:"netns,omitempty"`       // the network is cut by a namespace
 	LandlockTCP bool `json:"landlockTCP,omitempty"` // the network is cut by Landlock TCP rules
 	Scoped      bool `json:"scoped,omitempty"`      // Landlock scopes signals and abstract Unix sockets
+	// Domain and NoHandles keep a root command in its network namespace
+	// (planHold): a Landlock domain of the abstract Unix socket scope
+	// alone, and a seccomp filter refusing open_by_handle_at and io_uring.
+	Domain    bool `json:"domain,omitempty"`
+	NoHandles bool `json:"noHandles,omitempty"`
 
 	// granted: the workspace's places the rules were made on (Grants),
 	// once they were made in this process, or found for the report.
@@ -100,6 +114,12 @@ func (p *Policy) Via() string {
 	}
 	if p.Scoped {
 		via = append(via, ViaScope)
+	}
+	if p.Domain {
+		via = append(via, ViaDomain)
+	}
+	if p.NoHandles {
+		via = append(via, ViaNoHandles)
 	}
 	if p.NetNS {
 		via = append(via, ViaNetns)

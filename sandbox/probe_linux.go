@@ -33,7 +33,22 @@ func probe() Kernel {
 	k.NetNS = err == nil
 	k.UserNS, k.UserNSWhy = userNS()
 	k.Seccomp, k.SeccompWhy = SeccompState()
+	k.NSHandles = nsHandles()
 	return k
+}
+
+// nsHandles: nsfs has file handles (Linux 6.18), as name_to_handle_at of
+// a namespace file says. Only EOPNOTSUPP (a kernel without them) says no:
+// any other failure counts as yes, and a root command's --no-network then
+// needs the filter against them.
+func nsHandles() bool {
+	fd, err := unix.Open("/proc/self/ns/net", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return true
+	}
+	defer unix.Close(fd)
+	_, _, err = unix.NameToHandleAt(fd, "", unix.AT_EMPTY_PATH)
+	return !errors.Is(err, unix.EOPNOTSUPP)
 }
 
 // userNS reads the settings that stop unprivileged user namespaces; the

@@ -68,10 +68,23 @@ func SeccompState() (bool, string) {
 // TSYNC): every process the thread forks inherits it, and nothing can
 // lift it. no_new_privs must be set already (Restrict sets it).
 func denyTCPBypasses() error {
+	return install(tcpBypassFilter(), "the seccomp filter of the Landlock TCP rules")
+}
+
+// denyNamespaceHandles installs, the same way, the filter that keeps a
+// root command from nsfs file handles (planHold): open_by_handle_at(2),
+// and io_uring, whose operations seccomp does not see (Linux 6.19's
+// IORING_OP_OPEN_BY_HANDLE_AT among them), are refused with EPERM. The
+// root command it is for has CAP_SYS_ADMIN, which stands for no_new_privs.
+func denyNamespaceHandles() error {
+	return install(handleFilter(), "the seccomp filter against nsfs file handles")
+}
+
+// install installs prog on the calling thread; what names it in errors.
+func install(prog []unix.SockFilter, what string) error {
 	if ok, why := SeccompState(); !ok {
-		return fmt.Errorf("installing the seccomp filter of the Landlock TCP rules: %s", why)
+		return fmt.Errorf("installing %s: %s", what, why)
 	}
-	prog := tcpBypassFilter()
 	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
 	err := error(unix.EINVAL)
 	if !seamSeccompRefused() {
@@ -79,7 +92,7 @@ func denyTCPBypasses() error {
 	}
 	runtime.KeepAlive(prog)
 	if err != nil {
-		return fmt.Errorf("installing the seccomp filter of the Landlock TCP rules: %w", os.NewSyscallError("prctl(PR_SET_SECCOMP)", err))
+		return fmt.Errorf("installing %s: %w", what, os.NewSyscallError("prctl(PR_SET_SECCOMP)", err))
 	}
 	return nil
 }
@@ -126,6 +139,43 @@ func tcpBypassFilter() []unix.SockFilter {
 	a.label(lEPERM)
 	a.ret(retEPERM)
 	a.label(lKill)
+	a.ret(retKill)
+	return a.assemble()
+}
+
+// Labels of handleFilter's blocks.
+const (
+	hEPERM = iota + 1
+	hCompat
+	hKill
+)
+
+// handleFilter refuses open_by_handle_at and io_uring_setup, _enter and
+// _register, in the native ABI, in x32 (the same numbers with x32Bit) and
+// in the 32-bit compat ABI (i386, arm), whose programs run on as before;
+// any other architecture is killed (none runs here).
+func handleFilter() []unix.SockFilter {
+	uring := []uint32{unix.SYS_IO_URING_SETUP, unix.SYS_IO_URING_ENTER, unix.SYS_IO_URING_REGISTER}
+	native := append([]uint32{unix.SYS_OPEN_BY_HANDLE_AT}, uring...)
+	var a bpfAsm
+	a.load(dataArch)
+	a.jumpIf(unix.BPF_JEQ, auditArch, 0, hCompat)
+	a.load(dataNr)
+	for _, nr := range native {
+		a.jumpIf(unix.BPF_JEQ, nr, hEPERM, 0)
+		a.jumpIf(unix.BPF_JEQ, nr|x32Bit, hEPERM, 0)
+	}
+	a.ret(retAllow)
+	a.label(hCompat) // the accumulator still holds the architecture
+	a.jumpIf(unix.BPF_JEQ, compatArch, 0, hKill)
+	a.load(dataNr)
+	for _, nr := range append([]uint32{compatOpenByHandleAt}, uring...) { // io_uring's numbers are the same in every ABI
+		a.jumpIf(unix.BPF_JEQ, nr, hEPERM, 0)
+	}
+	a.ret(retAllow)
+	a.label(hEPERM)
+	a.ret(retEPERM)
+	a.label(hKill)
 	a.ret(retKill)
 	return a.assemble()
 }

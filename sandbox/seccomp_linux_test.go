@@ -1,7 +1,10 @@
 package sandbox
 
 import (
+	"fmt"
 	"net"
+	"os"
+	"os/exec"
 	"runtime"
 	"testing"
 	"unsafe"
@@ -161,4 +164,77 @@ func TestSeccompLetsTheRestThrough(t *testing.T) {
 	n, _, err := u.ReadFrom(buf)
 	assert.NoError(t, err)
 	assert.Equal(t, 1, n)
+}
+
+// netHandle is the nsfs handle of the calling thread's network namespace.
+func netHandle(t *testing.T) unix.FileHandle {
+	fd, err := unix.Open("/proc/thread-self/ns/net", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	require.NoError(t, err)
+	defer unix.Close(fd)
+	h, _, err := unix.NameToHandleAt(fd, "", unix.AT_EMPTY_PATH)
+	require.NoError(t, err)
+	return h
+}
+
+// openHandle opens h from nsfs's root (FD_NSFS_ROOT), closing what it got.
+func openHandle(h unix.FileHandle) error {
+	fd, err := unix.OpenByHandleAt(-10003, h, unix.O_RDONLY|unix.O_CLOEXEC)
+	if err == nil {
+		unix.Close(fd)
+	}
+	return err
+}
+
+// TestHoldInTheNamespace is what keeps a root command in its network
+// namespace (planHold; fifth review, finding 5), on a thread: the bare
+// Landlock domain (p.Domain) makes a process outside it refuse
+// /proc/PID/ns/net (EACCES) while the thread's own namespace files open
+// (the process's other threads would not show it: a thread group never
+// checks itself); the seccomp filter (p.NoHandles) refuses open_by_handle_at, in
+// x32 too, and io_uring_setup (EPERM), and lets the rest through (an x32
+// getpid, name_to_handle_at). The control: unrestricted, the handle opens.
+func TestHoldInTheNamespace(t *testing.T) {
+	if os.Geteuid() != 0 || Probe().LandlockABI < MinABIScope || !Probe().Seccomp || !Probe().NSHandles {
+		t.Skipf("needs root, Landlock ABI %d, seccomp and nsfs handles (this kernel: %+v)", MinABIScope, Probe())
+	}
+	h := netHandle(t)
+	require.NoError(t, openHandle(h), "control: the handle opens without the filter")
+	outside := exec.Command("sleep", "30") // started from an unrestricted thread: outside the domain
+	require.NoError(t, outside.Start())
+	defer func() { _ = outside.Process.Kill(); _ = outside.Wait() }()
+	other := fmt.Sprintf("/proc/%d/ns/net", outside.Process.Pid)
+	got := map[string]error{}
+	var restrictErr error
+	OnThread(func() {
+		if restrictErr = Restrict(&Policy{Mode: ModeNone, NoNetwork: true, Domain: true, NoHandles: true}); restrictErr != nil {
+			return
+		}
+		_, got["outside ns"] = os.Open(other)
+		_, got["own ns"] = os.Open("/proc/thread-self/ns/net")
+		got["handle"] = openHandle(h)
+		fd, err := unix.Open("/proc/thread-self/ns/net", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if got["name_to_handle_at"] = err; err == nil {
+			_, _, got["name_to_handle_at"] = unix.NameToHandleAt(fd, "", unix.AT_EMPTY_PATH)
+			unix.Close(fd)
+		}
+		var params [120]byte
+		_, _, errno := unix.Syscall(unix.SYS_IO_URING_SETUP, 1, uintptr(unsafe.Pointer(&params[0])), 0)
+		got["io_uring_setup"] = errnoErr(errno)
+		if runtime.GOARCH == "amd64" {
+			_, _, errno = unix.Syscall(x32Bit|unix.SYS_OPEN_BY_HANDLE_AT, 0, 0, 0)
+			got["x32 open_by_handle_at"] = errnoErr(errno)
+			_, _, errno = unix.Syscall(x32Bit|unix.SYS_GETPID, 0, 0, 0)
+			got["x32 getpid"] = errnoErr(errno)
+		}
+	})
+	require.NoError(t, restrictErr)
+	assert.ErrorIs(t, got["outside ns"], unix.EACCES, "the domain: a process outside refuses ptrace access")
+	assert.NoError(t, got["own ns"])
+	assert.NoError(t, got["name_to_handle_at"])
+	assert.ErrorIs(t, got["handle"], unix.EPERM)
+	assert.ErrorIs(t, got["io_uring_setup"], unix.EPERM)
+	if runtime.GOARCH == "amd64" {
+		assert.ErrorIs(t, got["x32 open_by_handle_at"], unix.EPERM)
+		assert.NotErrorIs(t, got["x32 getpid"], unix.EPERM, "x32 runs on under this filter (ENOSYS where the kernel has no x32)")
+	}
 }

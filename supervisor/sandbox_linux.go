@@ -24,7 +24,7 @@ func checkSandbox(cfg Config, pidns bool) error {
 		return nil
 	}
 	k := seamSandboxKernel(sandbox.Probe())
-	return sandbox.Plan(cfg.Sandbox, k, sandbox.Host{Root: os.Geteuid() == 0 && canAdmin(), PIDNS: pidns})
+	return sandbox.Plan(cfg.Sandbox, k, sandbox.Host{Root: os.Geteuid() == 0 && canAdmin(), PIDNS: pidns, User: cfg.User != nil})
 }
 
 // canAdmin: shellsup has CAP_SYS_ADMIN, which a network namespace made

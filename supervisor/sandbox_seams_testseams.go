@@ -19,6 +19,7 @@ import (
 //	userns=0    no unprivileged user namespaces
 //	seccomp=0   no seccomp filter (for the Landlock TCP rules)
 //	seccomp=refuse  seccomp, but installing the filter fails (the sandbox package's seam)
+//	nshandles=0|1   nsfs without (with) file handles
 func seamSandboxKernel(k sandbox.Kernel) sandbox.Kernel {
 	for _, kv := range strings.Split(os.Getenv("SHELLSUP_TEST_SANDBOX_KERNEL"), ",") {
 		name, value, _ := strings.Cut(kv, "=")
@@ -35,6 +36,8 @@ func seamSandboxKernel(k sandbox.Kernel) sandbox.Kernel {
 			if !k.UserNS {
 				k.UserNSWhy = "disabled (simulated by SHELLSUP_TEST_SANDBOX_KERNEL)"
 			}
+		case "nshandles":
+			k.NSHandles = value != "0"
 		case "seccomp":
 			k.Seccomp = value != "0"
 			if !k.Seccomp {

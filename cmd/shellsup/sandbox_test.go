@@ -394,8 +394,8 @@ func TestSandboxNetwork(t *testing.T) {
 		via       string
 		ownServer bool
 	}{
-		{"root", sandboxUsers()[0], nil, "loopback", "netns", true},
-		{"root --pidns", sandboxUsers()[0], []string{"--pidns"}, "loopback", "netns", true},
+		{"root", sandboxUsers()[0], nil, "loopback", "landlock-domain+seccomp-nsfs+netns", true}, // this kernel has nsfs handles (Linux 6.18)
+		{"root --pidns", sandboxUsers()[0], []string{"--pidns"}, "loopback", "seccomp-nsfs+netns", true},
 		{"root --user nobody read-only", sandboxUsers()[2], []string{"--sandbox", "read-only"}, "loopback", "landlock+landlock-scope+netns", true},
 		{"nobody --pidns read-only", sandboxUsers()[1], []string{"--pidns", "--sandbox", "read-only"}, "loopback", "landlock+landlock-scope+netns", true},
 		{"nobody --pidns-auto", sandboxUsers()[1], []string{"--pidns-auto"}, "loopback", "netns", true},
@@ -437,6 +437,172 @@ func TestSandboxNetwork(t *testing.T) {
 	})
 }
 
+// leaveProbe tries each way a root command has back into the host's
+// network namespace (fifth review, finding 5), each in a process of its
+// own, and connects to the host's listener on 127.0.0.1 from there:
+// nsenter through /proc/$PPID/ns/net (shellsup's), setns on a pidfd of
+// $PPID, its PIDFD_GET_NET_NAMESPACE, and open_by_handle_at of the
+// host's network namespace's nsfs handle (the test's own, typed and in
+// hex; "" where the kernel has none). Each prints its name and CONNECTED
+// or why not; the command's own server on 127.0.0.1 answers last.
+func leaveProbe(t *testing.T, port int, handle string) string {
+	script := filepath.Join(t.TempDir(), "leave.py")
+	require.NoError(t, os.WriteFile(script, []byte(leaveWays), 0o644))
+	ways := "pidfd-setns pidfd-ioctl"
+	if handle != "" {
+		ways += " handle"
+	}
+	return fmt.Sprintf(`nsenter --net=/proc/$PPID/ns/net python3 -c 'import socket; socket.create_connection(("127.0.0.1", %[1]d), timeout=2); print("CONNECTED")' 2>&1 | sed 's/^/nsenter /' | tail -1
+for way in %[2]s; do python3 %[3]s $way %[1]d $PPID %[4]s; done
+echo "nnp $(awk '/^NoNewPrivs/ {print $2}' /proc/self/status)"
+python3 -c '
+import socket, threading
+l = socket.socket(); l.bind(("127.0.0.1", 0)); l.listen()
+def serve():
+    c, _ = l.accept(); c.sendall(b"hello"); c.close()
+threading.Thread(target=serve, daemon=True).start()
+print("own", socket.create_connection(l.getsockname(), timeout=2).recv(5).decode())
+' 2>/dev/null || echo "own failed"`, port, ways, script, handle)
+}
+
+// leaveWays is leaveProbe's python3 script: argv way, port, ppid, handle.
+const leaveWays = `
+import ctypes, fcntl, os, platform, socket, struct, sys
+libc = ctypes.CDLL(None, use_errno=True)
+way, port, ppid = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+def fail(what):
+    print(way, what, os.strerror(ctypes.get_errno()), flush=True); sys.exit()
+def get_fd():
+    if way == "handle":
+        typ, raw = sys.argv[4].split(":")
+        raw = bytes.fromhex(raw)
+        buf = ctypes.create_string_buffer(struct.pack("=Ii", len(raw), int(typ)) + raw)
+        nr = {"x86_64": 304, "aarch64": 265}[platform.machine()]
+        return libc.syscall(nr, -10003, buf, os.O_RDONLY)  # FD_NSFS_ROOT
+    pfd = os.pidfd_open(ppid)
+    if way == "pidfd-setns":
+        return pfd
+    try:
+        return fcntl.ioctl(pfd, 0xFF04)  # PIDFD_GET_NET_NAMESPACE
+    except OSError as e:
+        print(way, "ioctl", e.strerror, flush=True); sys.exit()
+fd = get_fd()
+if fd < 0:
+    fail("open")
+if libc.setns(fd, 0x40000000) != 0:
+    fail("setns")
+try:
+    socket.create_connection(("127.0.0.1", port), timeout=2).close(); print(way, "CONNECTED")
+except OSError as e:
+    print(way, "connect", e.strerror)
+`
+
+// hostNetHandle is the nsfs handle of the test's network namespace, the
+// host's, as leaveProbe takes it; "" where nsfs has no handles.
+func hostNetHandle(t *testing.T) string {
+	f, err := os.Open("/proc/self/ns/net")
+	require.NoError(t, err)
+	defer f.Close()
+	h, _, err := unix.NameToHandleAt(int(f.Fd()), "", unix.AT_EMPTY_PATH)
+	if err == unix.EOPNOTSUPP {
+		return ""
+	}
+	require.NoError(t, err)
+	return fmt.Sprintf("%d:%x", h.Type(), h.Bytes())
+}
+
+// TestNoNetworkRootStaysInItsNamespace is the fifth review's finding 5: a
+// root command under --no-network without --sandbox, --pidns or --user
+// entered shellsup's network namespace (the host's) with nsenter
+// --net=/proc/$PPID/ns/net and reached a host listener on 127.0.0.1,
+// while the report said loopback. Now a Landlock domain (the abstract
+// Unix socket scope alone) makes every process outside refuse it ptrace
+// access: /proc/$PPID/ns/net is EACCES, a pidfd's setns EPERM and its
+// PIDFD_GET_NET_NAMESPACE EACCES; the seccomp filter refuses
+// open_by_handle_at (EPERM), which this kernel's nsfs handles (Linux
+// 6.18) would open the host's namespace by, under --sandbox and --pidns
+// too. The command's own loopback still works, and without --sandbox
+// no_new_privs stays unset.
+func TestNoNetworkRootStaysInItsNamespace(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: the finding is a root command's")
+	}
+	if _, err := exec.LookPath("nsenter"); err != nil {
+		t.Skip("needs nsenter")
+	}
+	handle := hostNetHandle(t)
+	cases := []struct {
+		name, via string
+		args      []string
+		want      map[string]string // the way: how it is refused ("" for any refusal)
+	}{
+		{"root", "landlock-domain+seccomp-nsfs+netns", nil, map[string]string{
+			"nsenter": "Permission denied", "pidfd-setns": "setns Operation not permitted",
+			"pidfd-ioctl": "ioctl Permission denied", "handle": "open Operation not permitted"}},
+		{"root --sandbox read-only", "landlock+landlock-scope+seccomp-nsfs+netns", []string{"--sandbox", "read-only"}, map[string]string{
+			"nsenter": "Permission denied", "pidfd-setns": "setns Operation not permitted",
+			"pidfd-ioctl": "ioctl Permission denied", "handle": "open Operation not permitted"}},
+		{"root --pidns", "seccomp-nsfs+netns", []string{"--pidns"}, map[string]string{"handle": "open Operation not permitted"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			port, accepted := hostListener(t)
+			args := append([]string{"--no-login", "--no-network", "--cwd", "/"}, c.args...)
+			r := runShellsup(t, opts{args: args, command: leaveProbe(t, port, handle)})
+			tot := requireTotals(t, r)
+			lines := probeLines(tot.Stdout)
+			ways := []string{"nsenter", "pidfd-setns", "pidfd-ioctl"}
+			if handle != "" {
+				ways = append(ways, "handle")
+			}
+			for _, way := range ways {
+				assert.NotContains(t, lines[way], "CONNECTED", "%s: back in the host's network namespace; stdout %q, stderr %q", way, tot.Stdout, tot.Stderr)
+				assert.Contains(t, lines[way], c.want[way], "%s; stdout %q", way, tot.Stdout)
+			}
+			assert.Zero(t, accepted.Load(), "the host's listener was reached")
+			assert.Equal(t, "hello", lines["own"], "the command's own server on 127.0.0.1; stdout %q", tot.Stdout)
+			if c.args == nil {
+				assert.Equal(t, "0", lines["nnp"], "the bare domain leaves no_new_privs unset")
+			}
+			require.NotNil(t, tot.Sandbox)
+			assert.Equal(t, "loopback", tot.Sandbox.Network)
+			if handle == "" {
+				c.via = strings.Replace(c.via, "seccomp-nsfs+", "", 1)
+			}
+			assert.Equal(t, c.via, tot.Sandbox.Via)
+		})
+	}
+}
+
+// TestNoNetworkRootBoundNamespace is what stays open to a root command
+// (docs/sandbox.md): a network namespace bind-mounted in the filesystem
+// (/run/netns/NAME, as ip netns makes them; here the host's, mounted by
+// the test) is a file to open, not a process to ptrace, so nsenter
+// through it reaches the host's listener, under --sandbox read-only too.
+// --user is the answer.
+func TestNoNetworkRootBoundNamespace(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	bound := filepath.Join(worldDir(t), "hostnet") // nobody may open it: its setns is what fails
+	require.NoError(t, os.WriteFile(bound, nil, 0o644))
+	require.NoError(t, unix.Mount("/proc/self/ns/net", bound, "", unix.MS_BIND, ""))
+	t.Cleanup(func() { _ = unix.Unmount(bound, unix.MNT_DETACH) })
+	for _, args := range [][]string{{"--sandbox", "read-only"}, {"--user", "nobody", "--cwd", "/tmp"}} {
+		port, accepted := hostListener(t)
+		cmd := fmt.Sprintf(`nsenter --net=%s python3 -c 'import socket; socket.create_connection(("127.0.0.1", %d), timeout=2); print("CONNECTED")' 2>&1 | tail -1`, bound, port)
+		r := runShellsup(t, opts{args: append([]string{"--no-login", "--no-network"}, args...), command: cmd})
+		tot := requireTotals(t, r)
+		if args[0] == "--user" {
+			assert.Contains(t, tot.Stdout, "Operation not permitted", "nobody cannot setns")
+			assert.Zero(t, accepted.Load())
+			continue
+		}
+		assert.Equal(t, "CONNECTED\n", tot.Stdout, "the documented hole: a bound namespace is a file")
+		assert.Positive(t, accepted.Load())
+	}
+}
+
 // TestSandboxRefused is acceptance 2: where the kernel lacks what a mode
 // needs (simulated through the test seam), the run is refused with exit
 // 125, containment_unavailable and the reason, and nothing is spawned.
@@ -454,6 +620,8 @@ func TestSandboxRefused(t *testing.T) {
 		{"workspace-write with ABI 4 (no device ioctl rules)", "landlock=4", false, []string{"--sandbox", "workspace-write", "--workspace", ws}, "needs Landlock ABI 5 or later (Linux 6.10)"},
 		{"no-network without namespaces or Landlock", "landlock=0,netns=0", false, []string{"--no-network"}, "--no-network needs a network namespace"},
 		{"no-network with ABI 3 as nobody", "landlock=3", true, []string{"--no-network"}, "shellsup is not root"},
+		{"no-network as root with ABI 5: no domain to keep it in the namespace", "landlock=5", false, []string{"--no-network"}, "--no-network for a root command needs Landlock ABI 6 or later (Linux 6.12) to keep it in its network namespace"},
+		{"no-network as root, nsfs handles without seccomp", "nshandles=1,seccomp=0", false, []string{"--no-network"}, "needs a seccomp filter refusing open_by_handle_at(2)"},
 		{"no-network --pidns as nobody without user namespaces", "landlock=0,userns=0", true, []string{"--no-network", "--pidns"}, "--pidns cannot make the user namespace"},
 		{"read-only --pidns without Landlock", "landlock=0", false, []string{"--sandbox", "read-only", "--pidns"}, "Landlock is disabled"},
 		{"no-network as nobody without seccomp", "seccomp=0", true, []string{"--no-network"}, "with a seccomp filter beside them, which cannot be had here: disabled (simulated"},
