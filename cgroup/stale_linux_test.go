@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -91,8 +90,12 @@ func liveThreads(pid int) []string {
 	var live []string
 	for _, d := range dirs {
 		b, err := os.ReadFile(filepath.Join(d, "stat"))
-		if i := strings.LastIndexByte(string(b), ')'); err == nil && i+2 < len(b) && b[i+2] != 'Z' && b[i+2] != 'X' {
-			live = append(live, filepath.Base(d)+":"+string(b[i+2]))
+		if err != nil {
+			continue
+		}
+		tid, _ := strconv.Atoi(filepath.Base(d))
+		if st, err := procstat.Parse(tid, b); err == nil && st.State != 'Z' && st.State != 'X' {
+			live = append(live, filepath.Base(d)+":"+string(st.State))
 		}
 	}
 	return live
