@@ -116,7 +116,8 @@ func (h *held) close() {
 }
 
 // lockedByLive says whether a live shellsup holds the leaf at dir: its
-// lock is taken by a process that is not itself in the leaf. A process of
+// lock is taken, and the process that took it is not itself in the leaf
+// and still has the directory open. A process of
 // the command can take the lock too, once its shellsup is dead, to keep its
 // leaf from being swept: a holder found in the leaf (or one /proc/locks
 // does not show: gone, with the lock kept by a child) is no shellsup, and
@@ -138,16 +139,35 @@ func lockedByLive(proc, dir string) (live bool, unlock func()) {
 		return true, unlock // cannot tell: leave it
 	}
 	for _, pid := range lockHolders(proc, st.Dev, st.Ino) {
-		if !memberOf(proc, pid, filepath.Base(dir)) {
+		if !memberOf(proc, pid, filepath.Base(dir)) && hasOpen(proc, pid, st.Dev, st.Ino) {
 			return true, unlock
 		}
 	}
 	return false, unlock
 }
 
+// hasOpen says whether pid has the directory (dev, ino) open: a live
+// shellsup holds its leaf's. /proc/locks names the process that took a
+// lock, not the one that holds it now: the taker may be gone (its lock kept
+// by a child it forked) and its pid taken by another process since.
+func hasOpen(proc string, pid int, dev, ino uint64) bool {
+	fds := filepath.Join(proc, strconv.Itoa(pid), "fd")
+	entries, err := os.ReadDir(fds)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		var at unix.Stat_t
+		if unix.Stat(filepath.Join(fds, e.Name()), &at) == nil && at.Dev == dev && at.Ino == ino {
+			return true
+		}
+	}
+	return false
+}
+
 // lockHolders are the pids /proc/locks gives for the flock locks on the
-// inode (0, and so left out, for a holder gone or of another PID
-// namespace).
+// inode: the pid that took each (0, and so left out, for one of another
+// PID namespace; in the initial one, the taker's pid even once it is gone).
 func lockHolders(proc string, dev uint64, ino uint64) []int {
 	b, err := os.ReadFile(filepath.Join(proc, "locks"))
 	if err != nil {

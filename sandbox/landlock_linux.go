@@ -53,6 +53,11 @@ func Restrict(p *Policy) error {
 			return err
 		}
 	}
+	if p.NoNetAdmin { // planHold
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, unix.CAP_NET_ADMIN, 0, 0, 0); err != nil {
+			return fmt.Errorf("dropping CAP_NET_ADMIN from the bounding set: %w", err)
+		}
+	}
 	if p.NoHandles {
 		return denyNamespaceHandles() // planHold
 	}

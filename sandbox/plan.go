@@ -89,10 +89,11 @@ func Plan(p *Policy, k Kernel, h Host) error {
 //
 // Without them the run is refused, never run with a way out.
 func planHold(p *Policy, k Kernel, h Host) error {
-	p.Domain, p.NoHandles = false, false
+	p.Domain, p.NoHandles, p.NoNetAdmin = false, false, false
 	if !p.NetNS || !h.Root || h.User {
 		return nil
 	}
+	p.NoNetAdmin = !h.PIDNS // in a PID namespace no host process has a pid to name
 	if !p.FS() && !h.PIDNS {
 		if k.LandlockABI < MinABIScope {
 			return &UnavailableError{Reason: fmt.Sprintf("--no-network for a root command needs Landlock ABI %d or later (Linux 6.12) to keep it in its network namespace (a Landlock domain refuses it /proc/PID/ns/net of the processes outside), which %s; add --user USER, --pidns or --sandbox read-only",

@@ -75,6 +75,11 @@ type Policy struct {
 	// alone, and a seccomp filter refusing open_by_handle_at and io_uring.
 	Domain    bool `json:"domain,omitempty"`
 	NoHandles bool `json:"noHandles,omitempty"`
+	// NoNetAdmin drops CAP_NET_ADMIN from a root command's bounding set
+	// (planHold, outside --pidns): rtnetlink names a namespace by pid with
+	// no ptrace check (ip link add … netns $PPID), so a veth end made in
+	// the host's namespace would reach its listeners.
+	NoNetAdmin bool `json:"noNetAdmin,omitempty"`
 
 	// granted: the workspace's places the rules were made on (Grants),
 	// once they were made in this process, or found for the report.

@@ -854,3 +854,29 @@ func killedSandboxRun(t *testing.T, command string, onFrame func(*running, proto
 	reapertest.Check(t, tok)
 	return r
 }
+
+// TestNoNetworkRootMakesNoLinkInTheHost is the sixth review's veth finding
+// (2026-12-02): rtnetlink names a network namespace by pid with no ptrace
+// check, so a root command under --no-network made a veth pair with one
+// end in shellsup's (the host's) namespace and reached its listeners.
+// Outside --pidns the command's bounding set lacks CAP_NET_ADMIN; under
+// --pidns no host process has a pid the command can name.
+func TestNoNetworkRootMakesNoLinkInTheHost(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: the finding is a root command's")
+	}
+	if _, err := exec.LookPath("ip"); err != nil {
+		t.Skip("needs ip (iproute2)")
+	}
+	name := fmt.Sprintf("ss%d", os.Getpid()%100000)
+	t.Cleanup(func() { _ = exec.Command("ip", "link", "del", name).Run() })
+	for _, extra := range [][]string{nil, {"--sandbox", "read-only"}} {
+		args := append([]string{"--no-login", "--no-network", "--cwd", "/"}, extra...)
+		r := runShellsup(t, opts{args: args, command: `grep CapBnd /proc/self/status
+ip link add ` + name + ` netns $PPID type veth peer name ` + name + `p 2>&1; echo "ip: $?"`})
+		tot := requireTotals(t, r)
+		assert.Contains(t, tot.Stdout, "Operation not permitted", "%v: %s", extra, tot.Stdout)
+		assert.NotContains(t, tot.Stdout, "ip: 0", "%v", extra)
+		assert.Error(t, exec.Command("ip", "link", "show", name).Run(), "%v: no link %s in the host's namespace", extra, name)
+	}
+}
