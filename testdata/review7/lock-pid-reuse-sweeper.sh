@@ -17,7 +17,10 @@
 # way (and the command can re-arm the range).
 # The harness waits with builtins only, so the sweep is its next fork; a
 # busy host only moves it further into the 19000-pid range.
-# Usage (root): lock-pid-reuse-sweeper.sh [nobody|root]
+# R7_N=33000 (root: it may raise its RLIMIT_NOFILE) would name every pid, so that
+# every later sweep is fooled (not confirmed: arming took over the 120 s wait
+# under this host's load); SWEEPS=K runs K more sweeps after the first.
+# Usage (root): [R7_N=…] [SWEEPS=…] lock-pid-reuse-sweeper.sh [nobody|root]
 [ -z "${R7_BOUNDED:-}" ] && R7_BOUNDED=1 exec timeout 180 "$0" "$@"
 set -u
 BIN=${SHELLSUP:-$(cd "$(dirname "$0")/../.." && pwd)/bin/shellsup}
@@ -33,10 +36,15 @@ open(\"'$PF'.taker\", \"w\").write(str(os.getpid()))
 fcntl.flock(fd, fcntl.LOCK_SH)         # blocks until shellsup is gone
 open(\"'$PF'.holder\", \"w\").write(str(os.getpid()))
 import resource
-resource.setrlimit(resource.RLIMIT_NOFILE, (resource.getrlimit(resource.RLIMIT_NOFILE)[1],) * 2)
+want = int(os.environ.get(\"R7_N\", \"19000\"))
+hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+try:
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(hard, want + 100),) * 2)   # root may raise it
+except (OSError, ValueError):
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 last = lambda: int(open(\"/proc/sys/kernel/ns_last_pid\").read())
 start, keep, n = last() + 1, [], 0
-while len(keep) < 19000:               # each child takes a shared lock and exits:
+while len(keep) < want:               # each child takes a shared lock and exits:
     try:                               # /proc/locks names it, this process keeps the fd
         f = os.open(leaf, os.O_RDONLY | os.O_DIRECTORY)
     except OSError:
@@ -47,7 +55,7 @@ while len(keep) < 19000:               # each child takes a shared lock and exit
         os._exit(0)
     os.waitpid(p, 0)
     keep.append(f)
-for i in range(60000):                 # hard cap; wrap to just before the named pids
+for i in range(60000 if want < 32000 else 0):  # hard cap; wrap to just before the named pids
     if (last() - (start - 1)) % 32768 < 1000:
         break
     p = os.fork()
@@ -57,7 +65,7 @@ for i in range(60000):                 # hard cap; wrap to just before the named
 open(\"'$PF'.ready\", \"w\").write(\"%d pids named from %d; counter at %d\" % (len(keep), start, last()))
 time.sleep(60)
 " </dev/null >/dev/null 2>&1 & sleep 130'
-timeout 140 "$BIN" --no-login --cgroup $P $USERARGS -- "$CMD" & S=$!
+R7_N=${R7_N:-19000} timeout 140 "$BIN" --no-login --cgroup $P $USERARGS -- "$CMD" & S=$!
 for i in $(seq 50); do [ -s $PF.taker ] && break; sleep 0.1; done; sleep 0.3
 LEAF=$(ls -d $P/shellsup-*); echo "leaf: $LEAF"
 SH=$(pgrep -P $S -x shellsup); kill -9 $SH; wait $S 2>/dev/null; echo "shellsup ($SH) SIGKILLed"
@@ -71,6 +79,9 @@ INO=$(stat -c %i $LEAF 2>/dev/null)
 echo "sweeper pid $SW; ready: $(cat $PF.ready 2>/dev/null)"
 echo "sweep rc=$RC: $(cat $PF.sweep)"
 [ -n "$INO" ] && echo "/proc/locks: $(grep -c ":$INO " /proc/locks) flock lines on the leaf; the one naming the sweeper's pid: $(grep ":$INO " /proc/locks | awk -v p=$SW '$5==p' | head -1)"
+for k in $(seq ${SWEEPS:-0}); do   # later sweeps, at whatever pid they get
+  timeout 20 "$BIN" sweep --cgroup $P 2>&1 | head -1 | cut -c1-60
+done
 sleep 1
 H=$(cat $PF.holder 2>/dev/null)
 if [ -n "$H" ] && [ -d /proc/$H ] && [ "$(sed 's/.*) //' /proc/$H/stat | cut -c1)" != Z ]; then
