@@ -224,8 +224,13 @@ func TestRenamedLiveLeafNotSwept(t *testing.T) {
 		_ = os.WriteFile(filepath.Join(leaf, "cgroup.kill"), []byte("1"), 0)
 		_ = removeLeaf(leaf, time.Second)
 	})
-	hd, err := hold(leaf) // the live shellsup's lock, which the rename kept
-	require.NoError(t, err)
+	var st unix.Stat_t
+	require.NoError(t, unix.Stat(leaf, &st))
+	id := fmt.Sprintf("%02x:%02x:%d", unix.Major(st.Dev), unix.Minor(st.Dev), st.Ino)
+	// The live shellsup stand-in: outside the leaf, its exclusive lock kept
+	// through the rename (the inode's).
+	owner := locker(t, leaf, false)
+	waitTaker(t, id, owner.Process.Pid)
 	s := sleeper(t)
 	require.NoError(t, os.WriteFile(filepath.Join(leaf, "cgroup.procs"), []byte(fmt.Sprint(s.Process.Pid)), 0))
 	host := Host{Proc: "/proc", Unified: h.Unified, Self: parent}
@@ -235,32 +240,39 @@ func TestRenamedLiveLeafNotSwept(t *testing.T) {
 	assert.Contains(t, swept[0].Left, "a live shellsup holds it")
 	assert.True(t, alive(s.Process.Pid), "a leaf a live shellsup holds is never killed, whatever its name")
 
-	hd.close() // its shellsup is gone; a process of the command takes the lock to stay
-	locker := exec.Command("python3", "-c", `import fcntl, os, sys, time
-time.sleep(0.2)
-fcntl.flock(os.open(sys.argv[1], os.O_RDONLY), fcntl.LOCK_EX)
-if os.fork():
-    os._exit(0)  # the taker goes; /proc/locks still names it, its child holds the lock
-time.sleep(60)  # its self-destruct`, leaf)
-	require.NoError(t, locker.Start())
-	t.Cleanup(func() { _ = locker.Process.Kill(); _ = locker.Wait() })
-	require.NoError(t, os.WriteFile(filepath.Join(leaf, "cgroup.procs"), []byte(fmt.Sprint(locker.Process.Pid)), 0))
-	var st unix.Stat_t
-	require.NoError(t, unix.Stat(leaf, &st))
-	pythonPid := 0
-	require.Eventually(t, func() bool {
-		holders := lockHolders("/proc", st.Dev, st.Ino)
-		if len(holders) == 1 {
-			pythonPid = holders[0]
-		}
-		return pythonPid != 0
-	}, 10*time.Second, 10*time.Millisecond, "the command's process holds the lock")
-	require.Eventually(t, func() bool { return !hasOpen("/proc", pythonPid, st.Dev, st.Ino) }, 10*time.Second, 10*time.Millisecond, "the taker is gone")
+	_ = owner.Process.Kill() // its shellsup is gone; a process of the command takes the lock to stay
+	_ = owner.Wait()
+	taker := locker(t, leaf, true)
+	require.NoError(t, os.WriteFile(filepath.Join(leaf, "cgroup.procs"), []byte(fmt.Sprint(taker.Process.Pid)), 0))
+	waitTaker(t, id, taker.Process.Pid)
+	require.Eventually(t, func() bool { held, _ := holdsLock("/proc", taker.Process.Pid, id); return !held }, 10*time.Second, 10*time.Millisecond, "the taker gone, its child holding the lock")
 	swept, err = Sweep(host, "")
 	require.NoError(t, err)
 	require.Len(t, swept, 1)
-	assert.Equal(t, Swept{Path: leaf, Killed: 2}, swept[0], "a lock held from inside the leaf is no live shellsup's: swept (the sleeper and the locker's child)")
+	assert.Equal(t, Swept{Path: leaf, Killed: 2}, swept[0], "a lock whose taker no longer holds it is no live shellsup's: swept (the sleeper and the taker's child)")
 	assert.NoDirExists(t, leaf)
+}
+
+// locker starts a process that takes an exclusive flock on dir (after a
+// moment, so that the test can move it first) and holds it for 60 s; with
+// fork, it forks and exits once it has the lock, its child holding it.
+func locker(t *testing.T, dir string, fork bool) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command("python3", "-c", `import fcntl, os, sys, time
+time.sleep(0.2)
+fcntl.flock(os.open(sys.argv[1], os.O_RDONLY), fcntl.LOCK_EX)
+if sys.argv[2] == "fork" and os.fork():
+    os._exit(0)
+time.sleep(60)  # its self-destruct`, dir, map[bool]string{true: "fork", false: "keep"}[fork])
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	return cmd
+}
+
+// waitTaker waits until /proc/locks names pid as the exclusive taker of id.
+func waitTaker(t *testing.T, id string, pid int) {
+	t.Helper()
+	require.Eventually(t, func() bool { p, ok := exclusiveTaker("/proc", id); return ok && p == pid }, 10*time.Second, 10*time.Millisecond)
 }
 
 // TestHeldListFollowsARenamedV1Leaf: the audit's read of a leaf's process

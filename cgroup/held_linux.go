@@ -115,15 +115,16 @@ func (h *held) close() {
 	}
 }
 
-// lockedByLive says whether a live shellsup holds the leaf at dir: its
-// lock is taken, and the process that took it is not itself in the leaf
-// and still has the directory open. A process of
-// the command can take the lock too, once its shellsup is dead, to keep its
-// leaf from being swept: a holder found in the leaf (or one /proc/locks
-// does not show: gone, with the lock kept by a child) is no shellsup, and
-// the leaf is swept, which kills the holder with the rest. On false, unlock
-// releases what the caller holds (the sweep keeps the lock, when it got
-// it, while it kills and removes the leaf); a leaf that cannot be opened is
+// lockedByLive says whether a live shellsup holds the leaf at dir. A
+// shellsup takes an exclusive lock; a process of the command can take the
+// free lock once its shellsup is dead, to keep its leaf from the sweep, and
+// /proc/locks names only the pid that took a lock, which may be gone and
+// its pid reused (by the sweeping process itself, even). So the lock is a
+// live shellsup's only when it is exclusive and the process /proc/locks
+// names still holds it through its own descriptor (its fdinfo lists the
+// lock), is not this process, and is not in the leaf. On false, unlock
+// releases what the caller holds (the sweep keeps the lock, when it got it,
+// while it kills and removes the leaf); a leaf that cannot be opened is
 // judged by its name alone, as before locks.
 func lockedByLive(proc, dir string) (live bool, unlock func()) {
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
@@ -138,50 +139,61 @@ func lockedByLive(proc, dir string) (live bool, unlock func()) {
 	if unix.Fstat(fd, &st) != nil {
 		return true, unlock // cannot tell: leave it
 	}
-	for _, pid := range lockHolders(proc, st.Dev, st.Ino) {
-		if !memberOf(proc, pid, filepath.Base(dir)) && hasOpen(proc, pid, st.Dev, st.Ino) {
-			return true, unlock
-		}
+	id := fmt.Sprintf("%02x:%02x:%d", unix.Major(st.Dev), unix.Minor(st.Dev), st.Ino)
+	pid, ok := exclusiveTaker(proc, id)
+	if !ok || pid == os.Getpid() || memberOf(proc, pid, filepath.Base(dir)) {
+		return false, unlock
 	}
-	return false, unlock
+	held, readable := holdsLock(proc, pid, id)
+	// A live shellsup of another uid, or of this one (it is non-dumpable),
+	// does not show its fdinfo to an unprivileged sweeper: that process is
+	// taken at its word (what is left open: docs/cleanup.md).
+	return held || !readable, unlock
 }
 
-// hasOpen says whether pid has the directory (dev, ino) open: a live
-// shellsup holds its leaf's. /proc/locks names the process that took a
-// lock, not the one that holds it now: the taker may be gone (its lock kept
-// by a child it forked) and its pid taken by another process since.
-func hasOpen(proc string, pid int, dev, ino uint64) bool {
-	fds := filepath.Join(proc, strconv.Itoa(pid), "fd")
-	entries, err := os.ReadDir(fds)
-	if err != nil {
-		return false
-	}
-	for _, e := range entries {
-		var at unix.Stat_t
-		if unix.Stat(filepath.Join(fds, e.Name()), &at) == nil && at.Dev == dev && at.Ino == ino {
-			return true
-		}
-	}
-	return false
-}
-
-// lockHolders are the pids /proc/locks gives for the flock locks on the
-// inode: the pid that took each (0, and so left out, for one of another
-// PID namespace; in the initial one, the taker's pid even once it is gone).
-func lockHolders(proc string, dev uint64, ino uint64) []int {
+// exclusiveTaker is the pid /proc/locks gives for the one exclusive flock
+// on the inode id ("maj:min:ino"); false when a lock on it is shared (a
+// shellsup's never is) or none is shown (0: of another PID namespace).
+func exclusiveTaker(proc, id string) (int, bool) {
 	b, err := os.ReadFile(filepath.Join(proc, "locks"))
 	if err != nil {
-		return nil
+		return 0, false
 	}
-	want := fmt.Sprintf("%02x:%02x:%d", unix.Major(dev), unix.Minor(dev), ino)
-	var out []int
+	pid := 0
 	for _, line := range strings.Split(string(b), "\n") {
 		f := strings.Fields(line) // "1: FLOCK ADVISORY WRITE 20816 00:26:873664 0 EOF"; "1: -> FLOCK …" waits
-		if len(f) >= 6 && f[1] == "FLOCK" && f[5] == want {
-			if pid, err := strconv.Atoi(f[4]); err == nil && pid > 0 {
-				out = append(out, pid)
+		if len(f) < 6 || f[1] != "FLOCK" || f[5] != id {
+			continue
+		}
+		p, err := strconv.Atoi(f[4])
+		if f[3] != "WRITE" || err != nil || p <= 0 || pid != 0 {
+			return 0, false
+		}
+		pid = p
+	}
+	return pid, pid != 0
+}
+
+// holdsLock says whether pid holds a flock on the inode id through one of
+// its own descriptors: the fdinfo of a descriptor lists the locks of its
+// open file description. A task id resolves to its process in /proc.
+// readable is false when pid's fdinfo is refused to this process.
+func holdsLock(proc string, pid int, id string) (held, readable bool) {
+	dir := filepath.Join(proc, strconv.Itoa(pid), "fdinfo")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false, !errors.Is(err, unix.EACCES) && !errors.Is(err, unix.EPERM) // gone: readable, holding nothing
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(line, "lock:") && strings.Contains(line, " FLOCK ") && strings.Contains(line, " "+id+" ") {
+				return true, true
 			}
 		}
 	}
-	return out
+	return false, true
 }
